@@ -1,6 +1,7 @@
 import libcst as cst
 
-from trainlint.analysis.dataflow import optimizer_params, target_names
+from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
+from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
@@ -19,7 +20,7 @@ from trainlint.analysis.receivers import Binding
 from trainlint.analysis.training import (
     ancestors_within, loops_within, method_call, module_behind, unchain_module,
 )
-from trainlint.analysis.walk import iter_nodes
+from trainlint.analysis.walk import iter_nodes, own_nodes
 from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name, receiver_method
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -125,8 +126,14 @@ class ZeroGradBeforeStep(Rule):
     (`model.prototypes.zero_grad()` beside `SGD(model.parameters())`) or of
     one of the models of its parameter groups (with an optimizer built out
     of sight, a parameter: of a model the function runs, `model.module.prototypes`
-    of `model(x)`): that part sits the step out, the rest steps (the module
-    DDP wraps, `model.module`, is the whole model).
+    of `model(x)`), nor the clear of one parameter's gradient named through its
+    module (`layer.phantom.grad.zero_()`, a parameter kept at zero) while the
+    optimizer steps more: it was built from a model's parameters, or out of
+    sight, or from parameters named one by one that are not all cleared so (one
+    built from the cleared ones alone, `SGD([model.temperature])`, in a parameter
+    group, a variable or through another name too, steps nothing else): that part
+    sits the step out, the rest steps (the module DDP wraps, `model.module`, is
+    the whole model).
     Nor is a clear in the `except` handler of a `try:` around the backward that catches
     running out of memory (`RuntimeError`, `torch.cuda.OutOfMemoryError`,
     `MemoryError`, or a handler that looks for "out of memory" in the error:
@@ -134,7 +141,10 @@ class ZeroGradBeforeStep(Rule):
     ones, whether the step then runs or is skipped. A clear between two
     backwards is not flagged when something reads gradients between them
     (`p.grad.clone()`, `torch.autograd.grad`: gradient surgery such as
-    PCGrad; an input's gradient for an adversarial example) or may (a method
+    PCGrad, A-GEM's reference gradient gathered in a loop that tests each
+    parameter of the model back-propagated, not of a teacher, and not in a hook
+    it registers, which runs later; an input's gradient for an adversarial
+    example) or may (a method
     of the optimizer, SAM's `first_step()`; code out of sight handed an
     optimizer), nor when another
     optimizer steps after the first backward and before a third (the first was
@@ -536,6 +546,110 @@ class ZeroGradBeforeStep(Rule):
         "            for micro in batch.chunk(4):\n"
         "                self.micro_step(model, micro)  # expect: TL402\n"
         "            opt.step()\n",
+        # a loop over the parameters before the clear that reads no gradient: the first
+        # backward's gradients are dropped
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y, x_old, y_old in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_old), y_old).backward()\n"
+        "        sizes = []\n"
+        "        for p in model.parameters():\n"
+        "            if p.requires_grad:\n"
+        "                sizes.append(p.numel())\n"
+        "        optimizer.zero_grad()  # expect: TL402\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the one parameter cleared is all the optimizer steps
+        "import torch\n"
+        "def calibrate(model, loader):\n"
+        "    optimizer = torch.optim.SGD([model.temperature], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # every parameter of the stepped model cleared through `.data`
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        for p in model.parameters():\n"
+        "            p.grad.data.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # the one parameter cleared is all the optimizer steps: written as a parameter
+        # group, through a name, in a list kept in a variable
+        "import torch\n"
+        "def calibrate(model, loader):\n"
+        "    optimizer = torch.optim.SGD([{\"params\": [model.temperature], \"lr\": 0.01}])\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n"
+        "def calibrate_named(model, loader):\n"
+        "    temperature = model.temperature\n"
+        "    optimizer = torch.optim.SGD([temperature], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n"
+        "def calibrate_listed(model, loader):\n"
+        "    params = [model.temperature]\n"
+        "    optimizer = torch.optim.SGD(params, lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n"
+        "class Calibration(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.temperature = torch.nn.Parameter(torch.ones(1))\n"
+        "        self.optimizer = torch.optim.SGD([self.temperature], lr=0.01)\n"
+        "    def fit(self, logits, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(logits / self.temperature, y).backward()\n"
+        "        self.temperature.grad.zero_()  # expect: TL402\n"
+        "        self.optimizer.step()\n",
+        # each parameter the optimizer steps cleared one by one
+        "import torch\n"
+        "def fit(model, loader):\n"
+        "    optimizer = torch.optim.SGD([model.scale, model.shift], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        model.scale.grad.zero_()  # expect: TL402\n"
+        "        model.shift.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # the gradients read in the loop are another model's: the student's first
+        # backward is dropped
+        "import torch\n"
+        "def train(model, teacher, optimizer, loader):\n"
+        "    for x, y, x_old, y_old in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_old), y_old).backward()\n"
+        "        reference = []\n"
+        "        for p in teacher.parameters():\n"
+        "            if p.requires_grad:\n"
+        "                reference.append(p.grad.clone())\n"
+        "        optimizer.zero_grad()  # expect: TL402\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the gradient is read only by a hook that runs at a later backward
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y, x_old, y_old in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_old), y_old).backward()\n"
+        "        for p in model.parameters():\n"
+        "            p.register_hook(lambda g, p=p: print(p.grad.norm()))\n"
+        "        optimizer.zero_grad()  # expect: TL402\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1068,6 +1182,93 @@ class ZeroGradBeforeStep(Rule):
         "            for micro in batch.chunk(4):\n"
         "                self.micro_step(model, micro)\n"
         "            opt.step()\n",
+        # A-GEM: the replayed batch's gradients gathered in a loop over the trainable
+        # parameters before the clear, then the current gradient projected against them
+        "import torch\n"
+        "def train(model, optimizer, loader):\n"
+        "    for x, y, x_old, y_old in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x_old), y_old).backward()\n"
+        "        reference = []\n"
+        "        for p in model.parameters():\n"
+        "            if p.requires_grad:\n"
+        "                reference.append(p.grad.view(-1).clone())\n"
+        "        reference = torch.cat(reference)\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        project_onto(model, reference)\n"
+        "        optimizer.step()\n",
+        # one parameter kept at zero has its gradient cleared; the rest of the model steps
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.head.phantom.grad.zero_()\n"
+        "        optimizer.step()\n"
+        "class Learner(torch.nn.Module):\n"
+        "    def train_a_batch(self, x, y):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(self(x), y).backward()\n"
+        "        self.layer.phantom.grad.data.zero_()\n"
+        "        self.optimizer.step()\n",
+        # fp32 master weights: the bf16 copy's gradients moved over, then zeroed through `.data`
+        "import copy\n"
+        "import torch\n"
+        "master = Net()\n"
+        "model_bf16 = copy.deepcopy(master).bfloat16()\n"
+        "opt = torch.optim.AdamW(master.parameters())\n"
+        "for x in loader:\n"
+        "    opt.zero_grad()\n"
+        "    model_bf16(x).sum().backward()\n"
+        "    for p32, p16 in zip(master.parameters(), model_bf16.parameters()):\n"
+        "        p32.grad = p16.grad.to(p32.dtype)\n"
+        "        p16.grad.data.zero_()\n"
+        "    opt.step()\n",
+        # one of the parameters named for the optimizer kept at zero, the others step
+        "import torch\n"
+        "def fit(model, loader):\n"
+        "    optimizer = torch.optim.SGD([model.scale, model.shift], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        model.shift.grad.zero_()\n"
+        "        optimizer.step()\n"
+        "def calibrate(model, loader):\n"
+        "    groups = [{\"params\": [model.temperature], \"lr\": 0.01}, {\"params\": model.head.parameters()}]\n"
+        "    optimizer = torch.optim.SGD(groups, lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()\n"
+        "        optimizer.step()\n"
+        "def tune(model, loader):\n"
+        "    params = []\n"
+        "    params.append(model.temperature)\n"
+        "    params.extend(model.head.parameters())\n"
+        "    optimizer = torch.optim.SGD(params, lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()\n"
+        "        optimizer.step()\n",
+        # A-GEM in a learner's method: the replayed loss kept in a variable, the gradients
+        # gathered from a part of the model it runs
+        "import torch\n"
+        "class Agem:\n"
+        "    def observe(self, x, y, x_old, y_old):\n"
+        "        self.optimizer.zero_grad()\n"
+        "        old_loss = torch.nn.functional.cross_entropy(self.net(x_old), y_old)\n"
+        "        old_loss.backward()\n"
+        "        reference = []\n"
+        "        for p in self.net.backbone.parameters():\n"
+        "            if p.grad is not None:\n"
+        "                reference.append(p.grad.flatten())\n"
+        "        self.optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(self.net(x), y).backward()\n"
+        "        self.project(reference)\n"
+        "        self.optimizer.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1161,15 +1362,16 @@ class ZeroGradBeforeStep(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to."""
         return (method_call(node, "backward", "step") is not None or clears_grads(self.ctx, node)
-                or _reads_gradients(self.ctx, node))
+                or _reads_gradients(self.ctx, node) or _reads_each_gradient(self.ctx, node))
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if is_backward(node):
             return frozenset({(_BACKWARD, node)}) | self._dropped_by_backward(facts, node)
         optimizer = optimizer_step(self.ctx, node)
         if optimizer is not None:
+            since = [fact[0] for fact in facts if fact[0] not in _MARKS]  # the clears since the backward
             candidates = [fact for fact in facts if fact[0] not in _MARKS and self._clears_for(fact, optimizer)
-                          and not self._clears_a_part(fact[0], optimizer)]
+                          and not self._clears_a_part(fact[0], optimizer, since)]
             # a clear of another model's gradients waits for that model's own step
             # (`critic.zero_grad()` before the actor's step, then the critic's)
             waiting = frozenset(fact for fact in candidates if self._other_model(fact[0], optimizer))
@@ -1190,7 +1392,7 @@ class ZeroGradBeforeStep(Rule):
             self._excused.update(held[0] for mark, held in facts if mark in (_DROPPED, _SUSPECT))
             return frozenset(fact for fact in facts if fact[0] not in _MARKS)
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]
-        if backwards and _reads_gradients(self.ctx, node):
+        if backwards and (_reads_gradients(self.ctx, node) or _reads_each_gradient(self.ctx, node)):
             facts = facts | {(_READ, None)}  # and what else the node does (a helper handed the optimizer)
         summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
         if summary is not None and (backwards or _only_back_propagates(summary)):
@@ -1346,12 +1548,16 @@ class ZeroGradBeforeStep(Rule):
             return not (self._set_from(owner, cleared) or self._set_from(cleared, owner))
         return not (self._built_from(owner, cleared) or self._built_from(cleared, owner))
 
-    def _clears_a_part(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+    def _clears_a_part(self, clear: cst.CSTNode, optimizer: cst.BaseExpression, since: list[cst.CSTNode]) -> bool:
         """`clear` is the `zero_grad()` of a part of what the step of `optimizer` applies:
         a submodule of the model it was built from (`model.prototypes.zero_grad()` beside
-        `SGD(model.parameters())`), or one of several parameter groups' models. The rest
-        still steps: a part frozen for a while (SwAV's prototypes), not a lost step. The
-        wrapped module of DDP (`model.module`) is the whole model."""
+        `SGD(model.parameters())`), or one of several parameter groups' models; or the
+        clear of one parameter's gradient (see `_clears_one_parameter`; `since`: the
+        clears since the backward). The rest still steps: a part frozen for a while
+        (SwAV's prototypes), not a lost step. The wrapped module of DDP (`model.module`)
+        is the whole model."""
+        if self._clears_one_parameter(clear, optimizer, since):
+            return True
         cleared = method_call(clear, "zero_grad")
         if cleared is None or is_optimizer(self.ctx, cleared):
             return False
@@ -1363,6 +1569,70 @@ class ZeroGradBeforeStep(Rule):
         if not holding:
             return False
         return len(sources) > 1 or any(_below(self.ctx.code(cleared), self.ctx.code(source)) for source in holding)
+
+    def _clears_one_parameter(self, clear: cst.CSTNode, optimizer: cst.BaseExpression,
+                              since: list[cst.CSTNode]) -> bool:
+        """`clear` empties the gradient of one parameter named through its module
+        (`layer.phantom.grad.zero_()`, `model.embed.weight.grad = None`) and the step of
+        `optimizer` applies more than the parameters cleared so among `since` (the clears
+        since the backward): it is built from a model's parameters, or out of sight, or
+        from tensors named one by one some of which are not cleared. That parameter sits
+        the step out (one kept at zero), the rest steps. Built from the cleared ones alone
+        (`SGD([model.scale])`, also in a parameter group, a variable or through a name of
+        the tensor), the optimizer steps nothing else."""
+        gradient = _cleared_gradient(clear)
+        if gradient is None or type(gradient.value) is not cst.Attribute:
+            return False  # `p.grad` of a loop over all parameters, a tensor of its own
+        params = optimizer_params(self.ctx.receivers, optimizer)
+        stepped = self._tensors_named(params) if params is not None else None
+        if stepped is None:
+            return True
+        cleared = [found.value for other in since if (found := _cleared_gradient(other)) is not None]
+        return not all(any(self._same_variable(tensor, other) for other in cleared) for tensor in stepped)
+
+    def _tensors_named(self, params: cst.BaseExpression, group: bool = False) -> list[cst.BaseExpression] | None:
+        """The tensors an optimizer's `params` (with `group`, a parameter group's) names one
+        by one: `[model.scale, model.shift]`, `[{"params": [model.scale], "lr": 0.1}]`, a
+        variable assigned such a list, a name assigned the tensor (`t = model.scale`); None
+        where a model's parameters (`model.parameters()`) or what the file does not show
+        may be among them."""
+        params = self._assigned_value(params)
+        if type(params) not in (cst.List, cst.Tuple):
+            # a group's one tensor (`{"params": model.scale}`; `model.head.parameters()`
+            # there matches no clear of a tensor)
+            return [params] if group else None
+        tensors: list[cst.BaseExpression] = []
+        for element in params.elements:  # type: ignore[attr-defined]
+            if type(element) is not cst.Element:
+                return None  # `*model.parameters()`
+            value = self._assigned_value(element.value)
+            if group or not _is_dict(value):
+                tensors.append(value)
+                continue
+            entry = dict_entry(self.ctx, value, "params")
+            named = self._tensors_named(entry, group=True) if entry is not None else None
+            if named is None:
+                return None
+            tensors += named
+        return tensors
+
+    def _assigned_value(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What the variable `expr` names when its one value is written out as another
+        name (`model.scale` of `t = model.scale`), a list or a parameter group never
+        filled afterwards (`params.append(...)`); else `expr` itself (`self.t` of
+        `self.t = nn.Parameter(...)` is the tensor's name)."""
+        receivers = self.ctx.receivers
+        binding = receivers.binding(expr)
+        values = receivers.only_assigned(binding) if binding is not None else None
+        if values is None or len(values) != 1:
+            return expr
+        if type(values[0]) in (cst.Name, cst.Attribute):
+            return values[0]
+        if type(values[0]) not in (cst.List, cst.Tuple) and not _is_dict(values[0]):
+            return expr
+        filled = any(receivers.binding(receiver) == binding for node in self.ctx.nodes_of(cst.Call)
+                     if (receiver := method_call(node, *STORING_METHODS)) is not None)
+        return expr if filled else values[0]
 
     def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
         """With an optimizer built out of sight (a parameter): `cleared` is a submodule of
@@ -1441,13 +1711,8 @@ class ZeroGradBeforeStep(Rule):
         model = method_call(clear, "zero_grad")
         if model is not None:  # `model.zero_grad()` (an optimizer's is paired by name)
             return None if is_optimizer(self.ctx, model) else self.ctx.receivers.binding(model)
-        if type(clear) is cst.Assign:
-            target = clear.targets[0].target
-        elif type(clear) is cst.Del:
-            target = clear.target
-        else:
-            target = method_call(clear, "zero_", "detach_", "fill_")
-        if type(target) is not cst.Attribute or type(target.value) is not cst.Name:
+        target = _cleared_gradient(clear)
+        if target is None or type(target.value) is not cst.Name:
             return None
         name = target.value.value
         for loop in ancestors_within(self.ctx, clear, self.ctx.enclosing_function(clear)):
@@ -1592,13 +1857,67 @@ def _plain_backward(node: cst.CSTNode) -> bool:
     return type(node) is cst.Call and method_call(node, "backward") is not None and not node.args
 
 
-def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
+def _cleared_gradient(clear: cst.CSTNode) -> cst.Attribute | None:
+    """The `p.grad` a clear other than `zero_grad()` empties: `p.grad = None`, `del p.grad`,
+    `p.grad.zero_()`, `p.grad.data.zero_()`."""
+    if type(clear) is cst.Assign:
+        target = clear.targets[0].target
+    elif type(clear) is cst.Del:
+        target = clear.target
+    else:
+        target = method_call(clear, "zero_", "detach_", "fill_")
+        if type(target) is cst.Attribute and target.attr.value == "data":
+            target = target.value
+    return target if type(target) is cst.Attribute and target.attr.value == "grad" else None
+
+
+def _is_dict(value: cst.BaseExpression) -> bool:
+    """`{...}` or `dict(...)`: a parameter group among an optimizer's parameters."""
+    return type(value) is cst.Dict or (type(value) is cst.Call and dotted_name(value.func) == "dict")
+
+
+def _reads_each_gradient(ctx: FileContext, node: cst.CSTNode) -> bool:
+    """`node` is the `model.parameters()` (`named_parameters()`) a `for` ranges over, of a
+    model its function back-propagates, and the loop's body reads gradients (A-GEM's
+    reference gradient gathered before the clear: `for p in model.parameters(): if
+    p.requires_grad: ref.append(p.grad.view(-1))`). A model has parameters and a test
+    there picks some of them, so the loop reads gradients on every path, not only on
+    those that take its body and its test. Another model's (a teacher's) gradients are
+    not the backward's, and a read in a lambda or function defined there (a hook) runs
+    later, if at all."""
+    model = method_call(node, "parameters", "named_parameters")
+    if model is None:
+        return False
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if type(ancestor) is cst.For:
+            return (child is ancestor.iter and _back_propagated(ctx, model, ancestor)
+                    and any(_reads_gradients(ctx, n, deferred=False) for n in ctx.own_nodes(ancestor.body)))
+        if not isinstance(ancestor, cst.BaseExpression) and type(ancestor) is not cst.Arg:
+            return False
+        child = ancestor
+    return False
+
+
+def _back_propagated(ctx: FileContext, model: cst.BaseExpression, node: cst.CSTNode) -> bool:
+    """A backward of `node`'s function back-propagates what `model` (or the model it is a
+    part of: `model` of `model.encoder`, not `self` of `self.teacher`) computes."""
+    function = ctx.enclosing_function(node)
+    consumed = consumed_names(ctx, function.body if function is not None else ctx.module, graph_only=True)
+    written = dotted_name(model)
+    parts = written.split(".") if written is not None else []
+    wholes = {".".join(parts[:n]) for n in range(1, len(parts) + 1)} - ({"self"} if len(parts) > 1 else set())
+    return bool(wholes & consumed)
+
+
+def _reads_gradients(ctx: FileContext, node: cst.CSTNode, deferred: bool = True) -> bool:
     """`node` reads gradients: `torch.autograd.grad(...)`, or a `.grad` in a call's
     arguments or receiver (`p.grad.clone()`, `grads.append(p.grad)`) or in an assigned
     value (`g = p.grad`, `total += p.grad`); not a clear, nor an in-place change of the
     gradient (`p.grad.mul_(s)`, `p.grad.requires_grad_(False)`). Or it may: a method of
     an optimizer other than its clear and step (SAM's `optimizer.first_step()`), code
-    out of sight handed an optimizer."""
+    out of sight handed an optimizer. Without `deferred`, not a `.grad` read only in a
+    lambda handed on (`p.register_hook(lambda g: p.grad.norm())`: it runs later)."""
     if type(node) is cst.Call:
         if ctx.call_name(node) == "torch.autograd.grad" or hands_an_optimizer(ctx, node):
             return True
@@ -1614,8 +1933,10 @@ def _reads_gradients(ctx: FileContext, node: cst.CSTNode) -> bool:
         read = [node.value] if node.value is not None else []  # type: ignore[attr-defined]
     else:
         return False
+    walk = iter_nodes if deferred else own_nodes
     return any(is_grad_attribute(n) or (type(n) is cst.Attribute and n.attr.value.startswith("grad_"))
-               for value in read for n in iter_nodes(value))  # type: ignore[arg-type]
+               for value in read if deferred or type(value) is not cst.Lambda
+               for n in walk(value))  # type: ignore[arg-type]
 
 
 _THROUGH_HELPER = ("`{}()` clears the gradients and then steps the optimizer: the step applies zero "
