@@ -1665,6 +1665,22 @@ class LossAccumulatedWithGraph(Rule):
         "        named.append(loss)  # expect: TL202\n"
         "        named = [(last := l) for l in named[-100:]]\n"
         "        print(recent, win, pairs, neg, seen, named, last)\n",
+        # a handler that clears another list before `continue`: the losses are kept
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses, seen = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)  # expect: TL202\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "        except OSError:\n"
+        "            seen.clear()\n"
+        "            continue\n"
+        "        losses.clear()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2853,6 +2869,68 @@ class LossAccumulatedWithGraph(Rule):
         "        win.append(loss)\n"
         "        win = [i for i, l in enumerate(win) if l < 10]\n"
         "        print(sum(recent), win)\n",
+        # a reset method whose handler resets as well before it returns, one whose handler
+        # resets and returns before the reset after its `try`, and a loop whose handler
+        # resets before `continue`: every path clears the list
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, log):\n"
+        "        self.model, self.opt, self.log = model, opt, log\n"
+        "        self.losses, self.window = [], []\n"
+        "    def flush(self):\n"
+        "        try:\n"
+        "            self.log(len(self.losses))\n"
+        "            self.losses.clear()\n"
+        "        except OSError:\n"
+        "            self.losses.clear()\n"
+        "            return\n"
+        "    def roll(self):\n"
+        "        try:\n"
+        "            self.log(len(self.window))\n"
+        "        except OSError:\n"
+        "            self.window.clear()\n"
+        "            return\n"
+        "        self.window.clear()\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            loss = F.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "            self.losses.append(loss)\n"
+        "            self.window.append(loss)\n"
+        "            self.flush()\n"
+        "            self.roll()\n"
+        "def train(model, loader, opt, log):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss)\n"
+        "        try:\n"
+        "            log(len(losses))\n"
+        "        except OSError:\n"
+        "            losses.clear()\n"
+        "            continue\n"
+        "        losses.clear()\n",
+        # a window made numbers where its elements are tensors (`l.item()` on the arm
+        # tensors take): the arm that keeps `l` holds no graph
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, window = [], []\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent.append(loss)\n"
+        "        recent = [l.item() if torch.is_tensor(l) else l for l in recent[-100:]]\n"
+        "        window.append(loss)\n"
+        "        window = [l if isinstance(l, float) else l.item() for l in window[-100:]]\n"
+        "        print(recent, window)\n",
     )
 
     def finish(self) -> None:
@@ -3834,8 +3912,8 @@ def _element_names(target: cst.BaseExpression, iterable: cst.BaseExpression, acc
 
 def _holds_element(expr: cst.BaseExpression, elements: set[str]) -> bool:
     """`expr` is one of the names `elements`, or a tensor of its graph: arithmetic on it,
-    a method that keeps the graph (`l.float()`), a tuple or list holding one, an arm of
-    `x if c else y` that is one, `(w := l)`."""
+    a method that keeps the graph (`l.float()`), a tuple or list holding one, `x if c else y` whose
+    arms both are, `(w := l)`."""
     if type(expr) is cst.Name:
         return expr.value in elements
     if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
@@ -3847,7 +3925,9 @@ def _holds_element(expr: cst.BaseExpression, elements: set[str]) -> bool:
     if type(expr) in (cst.Tuple, cst.List):
         return any(_holds_element(element.value, elements) for element in expr.elements)  # type: ignore[attr-defined]
     if type(expr) is cst.IfExp:
-        return _holds_element(expr.body, elements) or _holds_element(expr.orelse, elements)
+        # one arm alone may be taken only for what holds no graph (`l if isinstance(l, float)
+        # else l.item()`): both must hold one
+        return _holds_element(expr.body, elements) and _holds_element(expr.orelse, elements)
     if type(expr) is cst.NamedExpr:
         return _holds_element(expr.value, elements)
     return False

@@ -247,9 +247,9 @@ def skipped_before(ctx: FileContext, node: cst.CSTNode, stop: cst.For | cst.Whil
     after (see `_caught_before`)."""
     for statement in statements_before(ctx, node, stop):
         for inner in ctx.subtree(statement):
-            if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop:
+            if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop and not _done_before(ctx, inner, node):
                 return True
-            if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop:
+            if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop and not _done_before(ctx, inner, node):
                 return True
     return _caught_before(ctx, node, stop)
 
@@ -266,7 +266,8 @@ def _caught_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> bo
         if type(ancestor) in (cst.Try, cst.TryStar) and (
                 child is ancestor.orelse  # type: ignore[attr-defined]
                 or (child is ancestor.body and any(may_raise(s) for s in statements_before(ctx, node, ancestor)))
-        ) and any(_goes_on(ctx, handler, stop) for handler in ancestor.handlers):  # type: ignore[attr-defined]
+        ) and any(_goes_on(ctx, handler, stop) and not _repeats(handler, node)
+                  for handler in ancestor.handlers):  # type: ignore[attr-defined]
             return True
         child = ancestor
     return False
@@ -284,6 +285,37 @@ def _goes_on(ctx: FileContext, handler: cst.ExceptHandler | cst.ExceptStarHandle
     if RETURN in ends and type(stop) is cst.FunctionDef:
         return True
     return BREAK in ends and _continued_loop(ctx, handler) is not stop
+
+
+def _done_before(ctx: FileContext, leaving: cst.Continue | cst.Return, node: cst.CSTNode) -> bool:
+    """The block of `leaving` runs the small statement `node` (written the same) before it,
+    at its own level, so every path to `leaving` has done it (`losses.clear(); continue`)."""
+    line = ctx.parent(leaving)
+    block = ctx.parent(line)
+    if type(line) is cst.SimpleStatementSuite:
+        lines: Sequence[cst.CSTNode] = (line,)
+    elif type(block) is cst.IndentedBlock:
+        lines = block.body[:block.body.index(line) + 1]  # type: ignore[arg-type]
+    else:
+        return False
+    return any(small.deep_equals(node)
+               for statement in lines if isinstance(statement, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+               for small in statement.body)
+
+
+def _repeats(handler: cst.ExceptHandler | cst.ExceptStarHandler, node: cst.CSTNode) -> bool:
+    """`handler` itself runs the small statement `node` (written the same) before it may go
+    on: as one of its leading simple statements, after none that can leave it early
+    (`except OSError: losses.clear(); return`)."""
+    for line in handler.body.body if type(handler.body) is cst.IndentedBlock else (handler.body,):
+        if not isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            return False
+        for small in line.body:
+            if small.deep_equals(node):
+                return True
+            if type(small) in (cst.Return, cst.Continue, cst.Break, cst.Raise):
+                return False
+    return False
 
 
 def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
