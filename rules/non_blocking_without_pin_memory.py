@@ -201,6 +201,22 @@ class NonBlockingWithoutPinMemory(Rule):
         "    val_loader = DataLoader(val_set, batch_size=8)\n"
         "    epoch(model, val_loader, device)\n"
         "    val_loader.pin_memory = True\n",
+        # a nested function that would pin the loader, never called or called only after
+        # the loop
+        "from torch.utils.data import DataLoader\n"
+        "def main(ds, model, device):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    def enable():\n"
+        "        loader.pin_memory = True\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def late(ds, model, device):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    def enable():\n"
+        "        loader.pin_memory = True\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "    enable()\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -330,6 +346,15 @@ class NonBlockingWithoutPinMemory(Rule):
         "    epoch(model, val_loader, device)\n"
         "    val_loader.pin_memory = True\n"
         "    epoch(model, val_loader, device)\n",
+        # a function nested in the loop's that pins the loader, called before the loop
+        "from torch.utils.data import DataLoader\n"
+        "def main(ds, model, device):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    def enable():\n"
+        "        loader.pin_memory = True\n"
+        "    enable()\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n",
     )
 
     def finish(self) -> None:
@@ -370,8 +395,9 @@ class NonBlockingWithoutPinMemory(Rule):
         from it (a DataLoader reads `pin_memory` when a loop starts on it): `loader.pin_memory
         = True`, or a value that may be true, on the variable the loop iterates or one a
         loader it draws from is assigned to, while it still holds the loader the loop
-        draws: before the loop in its code body, or in another one (the caller) before a
-        call that hands the loader over."""
+        draws: before the loop in its code body, in a function nested in it that this body
+        calls before the loop, or in another one (the caller) before a call that hands the
+        loader over."""
         receivers = self.ctx.receivers
         held = {receivers.binding(iterable), *(receivers.binding(target) for call in loaders
                                                for target in _assigned_to(self.ctx, call))} - {None}
@@ -380,12 +406,23 @@ class NonBlockingWithoutPinMemory(Rule):
             binding = receivers.binding(owner)
             if binding is None or binding not in held:
                 continue
-            uses: list[cst.CSTNode] | None = [loop] if self.ctx.enclosing_function(write) is body else self._handing_calls(write, binding)
+            writer = self.ctx.enclosing_function(write)
+            if writer is not body and body is not None and any(a is body for a in self.ctx.ancestors(write)):
+                # a function nested in the loop's pins only once the loop's code calls it
+                if any(self._still_holds(call, binding, loop) for call in self._calls_of(writer, body)):
+                    return True
+                continue
+            uses: list[cst.CSTNode] | None = [loop] if writer is body else self._handing_calls(write, binding)
             if uses is None:
                 return True  # read where no call of this body hands it over (`self.loader`, a global)
             if any(self._still_holds(write, binding, use) for use in uses):
                 return True
         return False
+
+    def _calls_of(self, nested: cst.FunctionDef | None, body: cst.FunctionDef) -> list[cst.CSTNode]:
+        """The calls of the code body of `body` (not of functions within it) to `nested`."""
+        return [call for call in only(self.ctx.own_nodes(body.body), cst.Call)
+                if nested is not None and self.ctx.local_callee(call) is nested]  # type: ignore[arg-type]
 
     def _handing_calls(self, write: cst.CSTNode, binding: Binding) -> list[cst.CSTNode] | None:
         """The calls of `write`'s code body, after it, that hand the variable it pins over
