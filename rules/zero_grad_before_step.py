@@ -650,6 +650,24 @@ class ZeroGradBeforeStep(Rule):
         "        optimizer.zero_grad()  # expect: TL402\n"
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # parameters handed to another optimizer, or to another group's list: this one
+        # steps only the parameter it clears
+        "import torch\n"
+        "def calibrate(model, loader):\n"
+        "    optimizer = torch.optim.SGD([model.temperature], lr=0.01)\n"
+        "    other = torch.optim.SGD(model.body.parameters(), lr=0.01)\n"
+        "    other.add_param_group({'params': model.head.parameters()})\n"
+        "    group, rest = {'params': [model.scale]}, {'params': []}\n"
+        "    rest['params'].extend(model.head.parameters())\n"
+        "    tuned = torch.optim.SGD([group], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        tuned.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()  # expect: TL402\n"
+        "        model.scale.grad.zero_()  # expect: TL402\n"
+        "        optimizer.step()\n"
+        "        tuned.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1269,6 +1287,26 @@ class ZeroGradBeforeStep(Rule):
         "        torch.nn.functional.cross_entropy(self.net(x), y).backward()\n"
         "        self.project(reference)\n"
         "        self.optimizer.step()\n",
+        # a parameter kept at zero while the optimizer steps more: parameters handed to it
+        # after it is built (`add_param_group`), or put in a group's list through its entry
+        "import torch\n"
+        "def calibrate(model, loader):\n"
+        "    optimizer = torch.optim.SGD([model.temperature], lr=0.01)\n"
+        "    optimizer.add_param_group({'params': model.head.parameters()})\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()\n"
+        "        optimizer.step()\n"
+        "def tune(model, loader):\n"
+        "    group = {'params': [model.temperature], 'lr': 0.01}\n"
+        "    group['params'].extend(model.head.parameters())\n"
+        "    optimizer = torch.optim.SGD([group], lr=0.01)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        model.temperature.grad.zero_()\n"
+        "        optimizer.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1585,10 +1623,19 @@ class ZeroGradBeforeStep(Rule):
             return False  # `p.grad` of a loop over all parameters, a tensor of its own
         params = optimizer_params(self.ctx.receivers, optimizer)
         stepped = self._tensors_named(params) if params is not None else None
-        if stepped is None:
+        if stepped is None or self._groups_added(optimizer):
             return True
         cleared = [found.value for other in since if (found := _cleared_gradient(other)) is not None]
         return not all(any(self._same_variable(tensor, other) for other in cleared) for tensor in stepped)
+
+    def _groups_added(self, optimizer: cst.BaseExpression) -> bool:
+        """The file hands `optimizer` more parameters after it is built
+        (`optimizer.add_param_group({"params": model.head.parameters()})`)."""
+        receivers = self.ctx.receivers
+        binding = receivers.binding(optimizer)
+        return binding is not None and any(
+            receivers.binding(receiver) == binding for node in self.ctx.nodes_of(cst.Call)
+            if (receiver := method_call(node, "add_param_group")) is not None)
 
     def _tensors_named(self, params: cst.BaseExpression, group: bool = False) -> list[cst.BaseExpression] | None:
         """The tensors an optimizer's `params` (with `group`, a parameter group's) names one
@@ -1630,8 +1677,13 @@ class ZeroGradBeforeStep(Rule):
             return values[0]
         if type(values[0]) not in (cst.List, cst.Tuple) and not _is_dict(values[0]):
             return expr
-        filled = any(receivers.binding(receiver) == binding for node in self.ctx.nodes_of(cst.Call)
+        filled = any(receivers.binding(_subscripted(receiver)) == binding for node in self.ctx.nodes_of(cst.Call)
                      if (receiver := method_call(node, *STORING_METHODS)) is not None)
+        # or an entry of it written anew (`group["params"] = ...`, `+= ...`)
+        filled = filled or any(
+            type(target) is cst.Subscript and receivers.binding(_subscripted(target)) == binding
+            for node in (*self.ctx.nodes_of(cst.Assign), *self.ctx.nodes_of(cst.AugAssign))
+            for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target]))  # type: ignore[attr-defined]
         return expr if filled else values[0]
 
     def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
@@ -1970,3 +2022,10 @@ def _memory_handler(ctx: FileContext, handler: cst.CSTNode) -> bool:
     if any(name is not None and (dotted_name(name) or "").rsplit(".", 1)[-1] in _MEMORY_ERRORS for name in names):
         return True
     return "out of memory" in ctx.code(handler.body).lower()  # type: ignore[attr-defined]
+
+
+def _subscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The variable an entry is read from (`group` of `group["params"]`), or `expr`."""
+    while type(expr) is cst.Subscript:
+        expr = expr.value
+    return expr
