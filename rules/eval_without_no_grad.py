@@ -160,7 +160,9 @@ class EvalWithoutNoGrad(Rule):
     a model the caller put in eval mode, that the function switches to no other mode)
     and a loop of forwards of that model with no grad mode around them
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
-    is. The function's own `if`s on the flag (`train`, `not train`, `phase ==
+    is. Two such calls in one loop (`evaluate_batch(model, x, train=False)` beside
+    `log_metrics(model, y, train=False)`) are each judged so: what the flag of one
+    skips does not count for the other. The function's own `if`s on the flag (`train`, `not train`, `phase ==
     "train"`, compared as Python compares: `train == 1` holds for `train=True`;
     `is_train is True`, `optimizer is not None` of a `def run_epoch(model,
     loader, optimizer=None)` called without one, an `if not train: continue`; not
@@ -1329,6 +1331,34 @@ class EvalWithoutNoGrad(Rule):
         "            seq = next(eval_batches)\n"
         "            logits = model(seq)  # expect: TL406\n"
         "            print(logits.argmax(-1))\n",
+        # two per-batch helpers that back-propagate only `if train:`, both called with `train=False` in the
+        # validation loop: neither one's training branch, skipped by its flag, counts for the other
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def log_metrics(model, opt, x, y, train):\n"
+        "    acc = (model(x).argmax(-1) == y).float().mean()\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        (1 - acc).backward()\n"
+        "        opt.step()\n"
+        "    print(acc.item())\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=False)  # expect: TL406\n"
+        "        log_metrics(model, opt, x, y, train=False)  # expect: TL406\n"
+        "        total += loss\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2669,6 +2699,33 @@ class EvalWithoutNoGrad(Rule):
         "        if i % 500 == 0:\n"
         "            model.eval()\n"
         "            target = model(x_ref)\n",
+        # the same loop where the second helper is called with `train=True`: it back-propagates there
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def log_metrics(model, opt, x, y, train):\n"
+        "    acc = (model(x).argmax(-1) == y).float().mean()\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        (1 - acc).backward()\n"
+        "        opt.step()\n"
+        "    print(acc.item())\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=False)\n"
+        "        log_metrics(model, opt, x, y, train=True)\n"
+        "        total += loss\n"
+        "    return total\n",
     )
 
     def finish(self) -> None:
@@ -2724,22 +2781,10 @@ class EvalWithoutNoGrad(Rule):
         mode here) that it switches to no other mode, and runs its forward in a loop (of
         its own, or the caller's: see `_repeated_by_caller`) with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
         a grad mode here, nor for a function with a decorator (see `decorated`)."""
-        function = self.ctx.local_callee(call)
-        if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
+        flagged = self._run_by_flag(call)
+        if flagged is None or grad_mode_at(self.ctx, call) is not None:
             return False
-        params = self._phase_flags(function)
-        flags = fixed_flags(self.ctx, call, function, params) if params else {}
-        if not flags or grad_mode_at(self.ctx, call) is not None:
-            return False
-        run: list[Ran] = []
-        for ran in run_under(self.ctx, function, flags, self._phase_flags):
-            if self._uses_graph(ran.node):
-                return False  # most often in the function called: the rest is not walked
-            run.append(ran)
-        # a call followed on one path is judged by the walk on every path
-        followed = {id(ran.node) for ran in run if ran.followed}
-        if any(id(ran.node) not in followed and self._helper_needs_graph(ran.node) for ran in run):
-            return False
+        function, run = flagged
         # what it returns, when kept, may be back-propagated here (see `_evaluated_elsewhere`)
         caller = self.ctx.enclosing_function(call)
         if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
@@ -2771,21 +2816,52 @@ class EvalWithoutNoGrad(Rule):
                 return True
         return False
 
+    def _run_by_flag(self, call: cst.CSTNode) -> tuple[cst.FunctionDef, list[Ran]] | None:
+        """The function of the file that `call` runs, serving both phases by a flag, with
+        the code it runs (see `run_under`) where the call gives the flag a constant that
+        skips everything needing a graph; None for any other call, or one with a
+        decorator (see `decorated`)."""
+        function = self.ctx.local_callee(call)
+        if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
+            return None
+        params = self._phase_flags(function)
+        flags = fixed_flags(self.ctx, call, function, params) if params else {}  # type: ignore[arg-type]
+        if not flags:
+            return None
+        run: list[Ran] = []
+        for ran in run_under(self.ctx, function, flags, self._phase_flags):
+            if self._uses_graph(ran.node):
+                return None  # most often in the function called: the rest is not walked
+            run.append(ran)
+        # a call followed on one path is judged by the walk on every path
+        followed = {id(ran.node) for ran in run if ran.followed}
+        if any(id(ran.node) not in followed and self._helper_needs_graph(ran.node) for ran in run):
+            return None
+        return function, run
+
     def _repeated_by_caller(self, call: cst.Call) -> bool:
         """`call` is a statement of a loop of its caller (`for x, y in val_loader:
         self.run_batch(x, y, train=False)`) whose other statements need no graph (what
-        the call runs is judged by the walk under its flags)."""
+        the call runs is judged by the walk under its flags; so is another such call
+        beside it, `log_metrics(model, y, train=False)`, judged by its own flags)."""
         loop = repeating_loop(self.ctx, call)
         if type(loop) not in (cst.For, cst.While) or type(loop.body) is not cst.IndentedBlock:  # type: ignore[union-attr]
             return False
         held = False
         for statement in loop.body.body:  # type: ignore[union-attr]
+            alone = _statement_call(statement)
             if any(a is statement for a in self.ctx.ancestors(call)):
-                small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
-                held = type(small) in (cst.Expr, cst.Assign) and small.value is call  # type: ignore[union-attr]
-            elif self._needs_graph(statement):
+                held = alone is call
+            elif self._needs_graph(statement) and not self._skips_graph(alone):
                 return False
         return held
+
+    def _skips_graph(self, call: cst.Call | None) -> bool:
+        """`call` runs a function of the file serving both phases by a flag with a constant
+        that skips everything needing a graph (see `_run_by_flag`), and its arguments need
+        none either."""
+        return call is not None and self._run_by_flag(call) is not None \
+            and not any(self._needs_graph(arg.value) for arg in call.args)
 
     def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
         """The node runs in a loop (see `repeating_loop`): of its own function, or around a
@@ -3245,11 +3321,8 @@ class EvalWithoutNoGrad(Rule):
         """`statement` calls (alone, or to bind what it returns) a function of the file, or a
         method on `self`, whose first statement puts `model` (as the caller writes it) in
         train mode, whatever its arguments."""
-        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
-            return False
-        small = statement.body[0]
-        call = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[attr-defined]
-        callee = self.ctx.local_callee(call) if type(call) is cst.Call else None
+        call = _statement_call(statement)
+        callee = self.ctx.local_callee(call) if call is not None else None
         statements = callee.body.body if callee is not None and type(callee.body) is cst.IndentedBlock else ()
         first = next((s for s in statements if not _docstring(s)), None)
         if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
@@ -3283,9 +3356,10 @@ class EvalWithoutNoGrad(Rule):
             callee = self.ctx.local_callee(node)
             if besides is not None and callee is besides:
                 continue
-            # only the call itself is known to run with the model in eval mode
+            # only the call itself is known to run with the model in eval mode; a call whose
+            # flag skips what needs a graph (`log_metrics(model, y, train=False)`) needs none
             if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
-                    callee is not None and self._needs_graph(callee.body)):
+                    callee is not None and self._needs_graph(callee.body) and self._run_by_flag(node) is None):
                 if self.ctx.order_index(node) >= start:
                     return True
                 before = True
@@ -3525,6 +3599,14 @@ def _receiver(ctx: FileContext, call: cst.Call) -> str:
     """The object a call runs a method of, as written: `trainer` of `trainer.forward(x)`
     and of `trainer(x)`."""
     return ctx.code(call.func.value if type(call.func) is cst.Attribute else call.func)  # type: ignore[attr-defined]
+
+
+def _statement_call(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call a statement is, alone or bound to names (`run_batch(x, y, False)`,
+    `loss = run_batch(x, y, False)`)."""
+    small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
+    value = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[union-attr]
+    return value if type(value) is cst.Call else None
 
 
 def _docstring(statement: cst.BaseStatement) -> bool:
