@@ -7,6 +7,7 @@ from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
 from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.generators import consumed_at
 from trainlint.analysis.loops import (
     CallFlow,
     clears_grads,
@@ -20,7 +21,6 @@ from trainlint.analysis.loops import (
     mode_switch,
     reachable_nodes,
     repeating_loop,
-    runs_where_written,
     scheduler_step,
     train_mode_call,
 )
@@ -58,7 +58,8 @@ class EvalWithoutNoGrad(Rule):
     Flags forward calls of a model in an evaluation loop: after
     `model.eval()`, inside a `for` / `while` loop or a comprehension
     (`[model(x) for x, _ in loader]`, `sum(criterion(model(x), y).item()
-    for x, y in loader)`; what a loop iterates over runs once, outside it)
+    for x, y in loader)`; what a loop iterates over runs once, outside it; a
+    generator expression's forwards run where it is consumed: see Limitations)
     that neither back-propagates, steps, nor clears an optimizer's gradients (the
     evaluated model's own `zero_grad()`, a habit of evaluation code, does not
     count), and with no `torch.no_grad()` /
@@ -96,6 +97,17 @@ class EvalWithoutNoGrad(Rule):
     site, or around the loop.
 
     ## Limitations
+    A generator expression of forwards counts where it is consumed in place: by a
+    builtin (`sum`, `list`, `max`, ...), `" ".join(...)` of a string, `math.fsum`,
+    `math.prod`, `statistics.mean` / `fmean` / `median`, `collections.deque` /
+    `Counter`, `numpy.fromiter`, `outs.extend(...)` of a name only ever bound to a list,
+    a `for` or another comprehension's iterable; or bound to a name (`outs = (model(x)
+    for x in loader)`) that one later statement of its block reads, its only read,
+    surely (no `if`, `and` or `or` branch around it) and consumed so, under the same grad
+    mode, with nothing in that statement that needs a graph (`total = sum(o.sum() for o
+    in outs)`, `list(outs)`, `for o in outs:`). Not when it is handed to any other
+    function (`torch.cat` and `torch.stack` raise on a generator before running it),
+    returned, or read again.
     The model must be called by the same expression that `.eval()` was called
     on, or that was handed to a function of the file or of another module of
     the project that puts what it is handed in eval mode on every call, under no
@@ -1359,6 +1371,36 @@ class EvalWithoutNoGrad(Rule):
         "        log_metrics(model, opt, x, y, train=False)  # expect: TL406\n"
         "        total += loss\n"
         "    return total\n",
+        # generators of forwards bound to a name, then consumed by the next statement: summed through another
+        # generator, listed and returned, iterated by a `for`
+        "import torch\n"
+        "def score(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)  # expect: TL406\n"
+        "    total = sum(o.sum().item() for o in outs)\n"
+        "    return total\n"
+        "def collect(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    return list(outs)\n"
+        "def show(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    for o in outs:\n"
+        "        print(o)\n",
+        # generators of forwards consumed in place by functions outside the builtins: `" ".join` of a string,
+        # `statistics.mean`, `math.fsum`, `extend` of a list
+        "import math\n"
+        "import statistics\n"
+        "import torch\n"
+        "def report(model, val_loader):\n"
+        "    model.eval()\n"
+        "    line = \" \".join(str(model(x).argmax().item()) for x, _ in val_loader)  # expect: TL406\n"
+        "    mean = statistics.mean(model(x).mean().item() for x, _ in val_loader)  # expect: TL406\n"
+        "    total = math.fsum(model(x).sum().item() for x, _ in val_loader)  # expect: TL406\n"
+        "    preds = []\n"
+        "    preds.extend(model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    return line, mean, total, preds\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2726,6 +2768,60 @@ class EvalWithoutNoGrad(Rule):
         "        log_metrics(model, opt, x, y, train=True)\n"
         "        total += loss\n"
         "    return total\n",
+        # generators of forwards bound to a name and then handed on, consumed under `torch.no_grad()`, consumed
+        # only under an `if`, wrapped in another generator returned, back-propagated through, or read twice
+        "import torch\n"
+        "def consume(gen):\n"
+        "    with torch.no_grad():\n"
+        "        return list(gen)\n"
+        "def handed(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    return consume(outs)\n"
+        "def under_no_grad(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    with torch.no_grad():\n"
+        "        total = sum(o.sum().item() for o in outs)\n"
+        "    return total\n"
+        "def maybe(model, val_loader, verbose):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    if verbose:\n"
+        "        print(list(outs))\n"
+        "def lazy(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    sums = (o.sum() for o in outs)\n"
+        "    return sums\n"
+        "def trained(model, val_loader, opt):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    for o in outs:\n"
+        "        o.sum().backward()\n"
+        "    opt.step()\n"
+        "def trained_after(model, val_loader, opt):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    loss = sum(o.sum() for o in outs)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "def read_twice(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    print(outs)\n"
+        "    return list(outs)\n",
+        # generators of forwards handed to a join of unknown receiver, to `torch.cat` (which raises on a
+        # generator), to `extend` of a parameter, to `itertools.chain` (lazy)
+        "import itertools\n"
+        "import torch\n"
+        "def report(model, val_loader, sep, sink):\n"
+        "    model.eval()\n"
+        "    line = sep.join(str(model(x).argmax().item()) for x, _ in val_loader)\n"
+        "    logits = torch.cat(model(x) for x, _ in val_loader)\n"
+        "    sink.extend(model(x).argmax(-1) for x, _ in val_loader)\n"
+        "    chained = itertools.chain(model(x) for x, _ in val_loader)\n"
+        "    return line, logits, chained\n",
     )
 
     def finish(self) -> None:
@@ -3170,8 +3266,10 @@ class EvalWithoutNoGrad(Rule):
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
         loop = repeating_loop(self.ctx, call)
-        if loop is None or not runs_where_written(self.ctx, call):
-            return False  # a generator's forwards run where it is consumed, maybe under no_grad
+        consumers = consumed_at(self.ctx, call) if loop is not None else None
+        # a generator's forwards run where it is consumed, maybe under no_grad
+        if consumers is None or any(self._needs_graph(statement) for statement in consumers):
+            return False
         body = loop_body(loop)
         if self._training_only:
             # models the loop switches stay in eval mode through it no more

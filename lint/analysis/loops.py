@@ -751,43 +751,6 @@ def repeating_loop(ctx: FileContext, node: cst.CSTNode) -> Loop | None:
     return None
 
 
-# builtins that run the generator expression they are handed to the end, there and then
-_CONSUMERS = frozenset({"sum", "list", "tuple", "set", "frozenset", "sorted", "dict", "max", "min", "any", "all"})
-
-
-def runs_where_written(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """Whether what `node`'s own function (or module code) writes around it runs there:
-    no generator expression around it (its first iterable aside) is handed on, bound,
-    returned or yielded, whose items run wherever, and under whatever grad mode, it is
-    consumed (`consume(model(x) for x in loader)`); each is consumed in place, by a
-    builtin such as `sum(...)` or `list(...)` (not rebound), a `for` or another
-    comprehension's iterable. Other comprehensions run where written."""
-    child, below = node, node
-    for ancestor in ctx.ancestors(node):
-        kind = type(ancestor)
-        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            return True
-        if kind is cst.GeneratorExp and not (child is ancestor.for_in and below is ancestor.for_in.iter) \
-                and not _consumed_in_place(ctx, ancestor):  # type: ignore[attr-defined]
-            return False
-        child, below = ancestor, child
-    return True
-
-
-def _consumed_in_place(ctx: FileContext, generator: cst.GeneratorExp) -> bool:
-    """`generator` is iterated where it is written: the first argument of a builtin that
-    consumes it (`sum(...)`, `max(..., key=...)`), or the iterable of a `for` or of a comprehension."""
-    parent = ctx.parent(generator)
-    if type(parent) in (cst.For, cst.CompFor):
-        return parent.iter is generator  # type: ignore[attr-defined]
-    if type(parent) is not cst.Arg or parent.keyword is not None or parent.star:
-        return False
-    call = ctx.parent(parent)
-    func = call.func if type(call) is cst.Call else None  # type: ignore[attr-defined]
-    return (type(func) is cst.Name and func.value in _CONSUMERS and call.args[0] is parent  # type: ignore[attr-defined]
-            and ctx.receivers.binding(func) is None and ctx.qualified_name(func) in (None, f"builtins.{func.value}"))
-
-
 def loop_body(loop: Loop) -> cst.CSTNode:
     """What each iteration of `loop` runs: a statement's body; a comprehension's
     element, conditions and inner loops (itself: its first iterable rarely matters)."""
