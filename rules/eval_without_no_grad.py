@@ -4,7 +4,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
-from trainlint.analysis.dataflow import is_constant, target_names
+from trainlint.analysis.dataflow import assignment_targets, is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.generators import consumed_at
@@ -3322,8 +3322,7 @@ class EvalWithoutNoGrad(Rule):
             for node in later:
                 if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None \
                         and reads(node.value):  # type: ignore[attr-defined]
-                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
-                    bound = set().union(*(target_names(t) for t in targets))
+                    bound = set().union(*(target_names(t) for t in assignment_targets(node)))
                     changed |= not bound <= held
                     held |= bound
         for node in later:
@@ -3388,32 +3387,30 @@ class EvalWithoutNoGrad(Rule):
             restored = any(self._starts_in_train_mode(step, self.ctx.code(model)) for step in before)
         if not restored or grad_mode_at(self.ctx, call) is not None or self._forward_without_grad(call):
             return False
+        # what the `if` binds, read elsewhere in the loop, after the `if` or before it on the
+        # next pass (`target = model(x_ref)` that the step before the `if` trains on): the
+        # graph may be used; but a read before the `if` that the pass itself binds first
+        # (`seq, labels = next(dl)`) reads that pass's value, not the look's
+        start, end = self.ctx.order_index(block), self.ctx.subtree_end(block)
         bound: set[str] = set()
-        for node in self.ctx.subtree(block):
-            if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
-                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
-                for target in targets:
+        first_bound: dict[str, int] = {}  # where the pass first binds each name before the `if`
+        reads: list[tuple[str, int]] = []  # the names the loop reads outside the `if`, and where
+        for node in self.ctx.subtree(loop.body):  # the `if` lies in the loop's body
+            at = self.ctx.order_index(node)
+            if not start <= at <= end:
+                if type(node) is cst.Name:
+                    reads.append((node.value, at))
+                elif at < start and type(node) in (cst.Assign, cst.AnnAssign, cst.For):
+                    for name in (n for target in assignment_targets(node) for n in target_names(target)):
+                        first_bound[name] = min(first_bound.get(name, start), at)
+            elif type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+                for target in assignment_targets(node):
                     if type(target) is not cst.Name and type(target) not in (cst.Tuple, cst.List):
                         return False  # kept in an attribute or a container (`self.aux = model(x)`): read anywhere
                     bound |= target_names(target)
             elif type(node) is cst.Call and method_call(node, *STORING_METHODS) is not None:
                 return False  # `history.append(model(x))`: kept past the `if`
-        # read elsewhere in the loop, after the `if` or before it on the next pass (`target =
-        # model(x_ref)` that the step before the `if` trains on): the graph may be used
-        start, end = self.ctx.order_index(block), self.ctx.subtree_end(block)
-        # a read before the `if` that the pass itself binds first (`seq, labels = next(dl)`)
-        # reads that pass's value, not the look's
-        first_bound: dict[str, int] = {}
-        for node in self.ctx.subtree(loop.body):
-            if type(node) in (cst.Assign, cst.AnnAssign, cst.For) and self.ctx.order_index(node) < start:
-                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
-                for name in (n for target in targets for n in target_names(target)):
-                    first_bound[name] = min(first_bound.get(name, start), self.ctx.order_index(node))
-        return not any(type(node) is cst.Name and node.value in bound
-                       and (self.ctx.order_index(node) > end or (
-                           self.ctx.order_index(node) < start
-                           and first_bound.get(node.value, start) > self.ctx.order_index(node)))
-                       for node in self.ctx.subtree(loop.body))
+        return not any(name in bound and (at > end or first_bound.get(name, start) > at) for name, at in reads)
 
     def _starts_in_train_mode(self, statement: cst.BaseStatement, model: str) -> bool:
         """`statement` calls (alone, or to bind what it returns) a function of the file, or a
