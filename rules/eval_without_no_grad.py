@@ -7,6 +7,7 @@ from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
 from trainlint.analysis.dataflow import assignment_targets, is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.literals import is_docstring
 from trainlint.analysis.generators import consumed_at
 from trainlint.analysis.loops import (
     CallFlow,
@@ -3419,7 +3420,7 @@ class EvalWithoutNoGrad(Rule):
         call = _statement_call(statement)
         callee = self.ctx.local_callee(call) if call is not None else None
         statements = callee.body.body if callee is not None and type(callee.body) is cst.IndentedBlock else ()
-        first = next((s for s in statements if not _docstring(s)), None)
+        first = next((s for s in statements if not is_docstring(s)), None)
         if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
             return False
         mode = mode_switch(self.ctx, first.body[0].value)
@@ -3702,10 +3703,3 @@ def _statement_call(statement: cst.BaseStatement) -> cst.Call | None:
     small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
     value = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[union-attr]
     return value if type(value) is cst.Call else None
-
-
-def _docstring(statement: cst.BaseStatement) -> bool:
-    """`statement` is a string alone (a function's docstring)."""
-    return (type(statement) is cst.SimpleStatementLine and len(statement.body) == 1
-            and type(statement.body[0]) is cst.Expr
-            and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString))
