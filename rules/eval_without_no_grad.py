@@ -101,7 +101,8 @@ class EvalWithoutNoGrad(Rule):
     A generator expression of forwards counts where it is consumed in place: by a
     builtin (`sum`, `list`, `max`, ...), `" ".join(...)` of a string, `math.fsum`,
     `math.prod`, `statistics.mean` / `fmean` / `median`, `collections.deque` /
-    `Counter`, `numpy.fromiter`, `outs.extend(...)` of a name only ever bound to a list,
+    `Counter`, `numpy.fromiter`, `outs.extend(...)` of a list of the function's own that
+    is only grown in place, measured (`len`) or returned (not a global, nor kept on `self`),
     a `for` or another comprehension's iterable; or bound to a name (`outs = (model(x)
     for x in loader)`) that one later statement of its block reads, its only read,
     surely (no `if`, `and` or `or` branch around it) and consumed so, under the same grad
@@ -1402,6 +1403,15 @@ class EvalWithoutNoGrad(Rule):
         "    preds = []\n"
         "    preds.extend(model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
         "    return line, mean, total, preds\n",
+        # a list of the function's own, grown by a generator of forwards, measured and returned
+        "import torch\n"
+        "def predict(model, val_loader):\n"
+        "    model.eval()\n"
+        "    preds = []\n"
+        "    preds.extend(model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    preds.append(model(val_loader.extra).argmax(-1))\n"
+        "    print(len(preds))\n"
+        "    return preds\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2823,6 +2833,25 @@ class EvalWithoutNoGrad(Rule):
         "    sink.extend(model(x).argmax(-1) for x, _ in val_loader)\n"
         "    chained = itertools.chain(model(x) for x, _ in val_loader)\n"
         "    return line, logits, chained\n",
+        # a list grown by a generator of forwards that outlives the call, a global or kept on
+        # `self`: the training step back-propagates through what it holds
+        "import torch\n"
+        "preds = []\n"
+        "def collect(model, val_loader):\n"
+        "    model.eval()\n"
+        "    preds.extend(model(x) for x, _ in val_loader)\n"
+        "def train_on_preds(opt):\n"
+        "    torch.stack(preds).sum().backward()\n"
+        "    opt.step()\n"
+        "class Runner:\n"
+        "    def collect(self, model, val_loader):\n"
+        "        model.eval()\n"
+        "        buf = []\n"
+        "        buf.extend(model(x) for x, _ in val_loader)\n"
+        "        self.preds = buf\n"
+        "    def train(self, opt):\n"
+        "        torch.stack(self.preds).sum().backward()\n"
+        "        opt.step()\n",
     )
 
     def finish(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.loops import COMPREHENSIONS, lexical_grad_mode
+from trainlint.analysis.receivers import Binding
 from trainlint.context import FileContext
 
 # builtins that run the generator expression they are handed to the end, there and then
@@ -56,8 +57,9 @@ def consumed_at(ctx: FileContext, node: cst.CSTNode) -> list[cst.BaseStatement] 
 def _consumed_in_place(ctx: FileContext, iterable: cst.BaseExpression) -> bool:
     """`iterable` is iterated where it is written: the first argument of a function that
     consumes it (a builtin: `sum(...)`, `max(..., key=...)`; `" ".join(...)` of a string;
-    `math.fsum(...)` and the others of `_CONSUMING_FUNCTIONS`; `outs.extend(...)` of a name
-    bound only to a list), or the iterable of a `for` or of a comprehension."""
+    `math.fsum(...)` and the others of `_CONSUMING_FUNCTIONS`; `outs.extend(...)` of a list
+    of the function's own that nothing else gets hold of: see `_unshared_list`), or the
+    iterable of a `for` or of a comprehension."""
     parent = ctx.parent(iterable)
     if type(parent) in (cst.For, cst.CompFor):
         return parent.iter is iterable  # type: ignore[attr-defined]
@@ -73,20 +75,77 @@ def _consumed_in_place(ctx: FileContext, iterable: cst.BaseExpression) -> bool:
     if type(func) is cst.Attribute and func.attr.value == "join" and type(func.value) in _STRINGS:
         return True
     if type(func) is cst.Attribute and func.attr.value == "extend":
-        return _only_a_list(ctx, func.value)
+        return _unshared_list(ctx, func.value)
     return ctx.qualified_name(func) in _CONSUMING_FUNCTIONS
 
 
-def _only_a_list(ctx: FileContext, expr: cst.BaseExpression) -> bool:
-    """`expr` is a name only ever bound, by plain assignments, to a list (`outs = []`,
-    `outs = list(...)`, `outs = [...]`)."""
+def _unshared_list(ctx: FileContext, expr: cst.BaseExpression) -> bool:
+    """`expr` is a local name of its function (not a global, a `nonlocal`, a parameter or
+    the module's), only ever bound, by plain assignments, to a list (`outs = []`, `outs =
+    list(...)`, `outs = [...]`), that is read only to be grown or sorted in place
+    (`outs.extend(...)`, `outs.append(...)`), measured or printed (`len(outs)`), or
+    returned (what the callers do with it is theirs to judge): no other code gets hold
+    of what it holds (`self.preds = outs`, `torch.stack(outs)`, `for o in outs:`)."""
     binding = ctx.receivers.binding(expr) if type(expr) is cst.Name else None
-    values = ctx.receivers.only_assigned(binding) if binding is not None else None
-    return bool(values) and all(
-        type(value) in (cst.List, cst.ListComp) or (
-            type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "list"
-            and ctx.qualified_name(value.func) in (None, "builtins.list"))
-        for value in values)  # type: ignore[union-attr]
+    function = ctx.enclosing_function(expr)
+    if binding is None or function is None or binding.owner is not function:
+        return False
+    values = ctx.receivers.only_assigned(binding)
+    if not values or not all(
+            type(value) in (cst.List, cst.ListComp) or (
+                type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "list"
+                and ctx.qualified_name(value.func) in (None, "builtins.list"))
+            for value in values):  # type: ignore[union-attr]
+        return False
+    return all(_kept_in_place(ctx, read) for read in _names_read(ctx, binding))
+
+
+# methods of a list that change it in place and give nothing of it back
+_IN_PLACE_METHODS = frozenset({"append", "extend", "insert", "sort", "reverse", "clear"})
+# builtins that read a list and keep nothing of what it holds
+_READ_ONLY_BUILTINS = frozenset({"len", "print"})
+
+
+def _kept_in_place(ctx: FileContext, read: cst.Name) -> bool:
+    """`read`, a name of a list, hands none of its items to other code: a plain
+    assignment's target, the receiver of a method that changes the list in place, the
+    argument of a builtin that keeps nothing (`len(outs)`), or what a `return` gives,
+    alone or in a tuple."""
+    parent = ctx.parent(read)
+    if type(parent) in (cst.AssignTarget, cst.AnnAssign):
+        return parent.target is read  # type: ignore[union-attr]
+    if type(parent) is cst.Attribute:
+        call = ctx.parent(parent)
+        return parent.value is read and parent.attr.value in _IN_PLACE_METHODS \
+            and type(call) is cst.Call and call.func is parent
+    if type(parent) is cst.Arg:
+        call = ctx.parent(parent)
+        func = call.func if type(call) is cst.Call else None  # type: ignore[union-attr]
+        return type(func) is cst.Name and func.value in _READ_ONLY_BUILTINS \
+            and ctx.qualified_name(func) in (None, f"builtins.{func.value}")
+    if type(parent) is cst.Element and type(ctx.parent(parent)) is cst.Tuple:
+        parent = ctx.parent(ctx.parent(parent))  # type: ignore[arg-type]
+    return type(parent) is cst.Return
+
+
+def _names_read(ctx: FileContext, binding: Binding) -> list[cst.Name]:
+    """The names of the file that read or bind the variable of `binding`."""
+    return [node for node in _names_by_value(ctx).get(binding.name, ())
+            if ctx.receivers.binding(node) == binding]
+
+
+def _names_by_value(ctx: FileContext) -> dict[str, list[cst.Name]]:
+    """The names of the file by what they spell, gathered once per file (each generator
+    bound to a name, each list grown by one, asks for the names of one)."""
+    return ctx.shared(_index_names)
+
+
+def _index_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
+    """The names of the file by what they spell."""
+    found: dict[str, list[cst.Name]] = {}
+    for node in ctx.nodes_of(cst.Name):
+        found.setdefault(node.value, []).append(node)  # type: ignore[attr-defined]
+    return found
 
 
 def _consumed_later(ctx: FileContext, generator: cst.GeneratorExp) -> list[cst.BaseStatement] | None:
@@ -104,8 +163,7 @@ def _consumed_later(ctx: FileContext, generator: cst.GeneratorExp) -> list[cst.B
     values = ctx.receivers.only_assigned(binding) if binding is not None else None
     if values is None or len(values) != 1 or values[0] is not generator:
         return None
-    reads = [node for node in ctx.nodes_of(cst.Name) if node is not name
-             and node.value == name.value and ctx.receivers.binding(node) == binding]  # type: ignore[attr-defined]
+    reads = [node for node in _names_read(ctx, binding) if node is not name]
     statement = ctx.parent(assign)
     block = ctx.parent(statement) if statement is not None else None
     if len(reads) != 1 or block is None:
