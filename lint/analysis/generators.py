@@ -130,22 +130,8 @@ def _kept_in_place(ctx: FileContext, read: cst.Name) -> bool:
 
 def _names_read(ctx: FileContext, binding: Binding) -> list[cst.Name]:
     """The names of the file that read or bind the variable of `binding`."""
-    return [node for node in _names_by_value(ctx).get(binding.name, ())
-            if ctx.receivers.binding(node) == binding]
-
-
-def _names_by_value(ctx: FileContext) -> dict[str, list[cst.Name]]:
-    """The names of the file by what they spell, gathered once per file (each generator
-    bound to a name, each list grown by one, asks for the names of one)."""
-    return ctx.shared(_index_names)
-
-
-def _index_names(ctx: FileContext) -> dict[str, list[cst.Name]]:
-    """The names of the file by what they spell."""
-    found: dict[str, list[cst.Name]] = {}
-    for node in ctx.nodes_of(cst.Name):
-        found.setdefault(node.value, []).append(node)  # type: ignore[attr-defined]
-    return found
+    return [node for node in ctx.receivers.spelled(binding.name)
+            if type(node) is cst.Name and ctx.receivers.binding(node) == binding]
 
 
 def _consumed_later(ctx: FileContext, generator: cst.GeneratorExp) -> list[cst.BaseStatement] | None:
