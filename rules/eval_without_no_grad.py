@@ -2884,6 +2884,10 @@ class EvalWithoutNoGrad(Rule):
         self._training_loops: dict[cst.CSTNode, bool] = {}
         # the innermost loop around each node of a function (see `_innermost_loops`)
         self._loops_within: dict[cst.CSTNode, dict[int, cst.CSTNode | None]] = {}
+        # what each call serving one phase by its flag runs (see `_run_by_flag`), and the
+        # statements of each loop that need a graph (see `_graph_statements`)
+        self._flag_runs: dict[cst.CSTNode, tuple[cst.FunctionDef, list[Ran]] | None] = {}
+        self._graph_needed: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -2946,7 +2950,14 @@ class EvalWithoutNoGrad(Rule):
         """The function of the file that `call` runs, serving both phases by a flag, with
         the code it runs (see `run_under`) where the call gives the flag a constant that
         skips everything needing a graph; None for any other call, or one with a
-        decorator (see `decorated`)."""
+        decorator (see `decorated`). Walked once per call: every forward of a loop asks
+        about each call beside it."""
+        if call not in self._flag_runs:
+            self._flag_runs[call] = self._walk_by_flag(call)
+        return self._flag_runs[call]
+
+    def _walk_by_flag(self, call: cst.CSTNode) -> tuple[cst.FunctionDef, list[Ran]] | None:
+        """What `_run_by_flag` gives, walked anew."""
         function = self.ctx.local_callee(call)
         if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
             return None
@@ -2973,14 +2984,19 @@ class EvalWithoutNoGrad(Rule):
         loop = repeating_loop(self.ctx, call)
         if type(loop) not in (cst.For, cst.While) or type(loop.body) is not cst.IndentedBlock:  # type: ignore[union-attr]
             return False
-        held = False
-        for statement in loop.body.body:  # type: ignore[union-attr]
-            alone = _statement_call(statement)
-            if any(a is statement for a in self.ctx.ancestors(call)):
-                held = alone is call
-            elif self._needs_graph(statement) and not self._skips_graph(alone):
-                return False
-        return held
+        holder = next((a for a in self.ctx.ancestors(call) if self.ctx.parent(a) is loop.body), None)  # type: ignore[union-attr]
+        return holder is not None and _statement_call(holder) is call \
+            and all(s is holder for s in self._graph_statements(loop))  # type: ignore[arg-type]
+
+    def _graph_statements(self, loop: cst.For | cst.While) -> list[cst.BaseStatement]:
+        """The statements of `loop`'s body that need a graph, but for a call alone whose
+        flag skips all that does (see `_skips_graph`): found once per loop, which each call
+        of a per-batch helper in it asks about."""
+        if loop not in self._graph_needed:
+            self._graph_needed[loop] = [
+                statement for statement in loop.body.body  # type: ignore[union-attr]
+                if self._needs_graph(statement) and not self._skips_graph(_statement_call(statement))]
+        return self._graph_needed[loop]
 
     def _skips_graph(self, call: cst.Call | None) -> bool:
         """`call` runs a function of the file serving both phases by a flag with a constant
