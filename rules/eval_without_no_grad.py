@@ -176,7 +176,8 @@ class EvalWithoutNoGrad(Rule):
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
     is. Two such calls in one loop (`evaluate_batch(model, x, train=False)` beside
     `log_metrics(model, y, train=False)`) are each judged so: what the flag of one
-    skips does not count for the other. The function's own `if`s on the flag (`train`, `not train`, `phase ==
+    skips does not count for the other, nor for a forward of the model beside them.
+    The function's own `if`s on the flag (`train`, `not train`, `phase ==
     "train"`, compared as Python compares: `train == 1` holds for `train=True`;
     `is_train is True`, `optimizer is not None` of a `def run_epoch(model,
     loader, optimizer=None)` called without one, an `if not train: continue`; not
@@ -1412,6 +1413,25 @@ class EvalWithoutNoGrad(Rule):
         "    preds.append(model(val_loader.extra).argmax(-1))\n"
         "    print(len(preds))\n"
         "    return preds\n",
+        # a forward of the model beside a per-batch helper called with its training flag off: what the flag
+        # skips needs no graph for the forward either
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=False)  # expect: TL406\n"
+        "        preds = model(x).argmax(-1)  # expect: TL406\n"
+        "        print(loss, preds)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2852,6 +2872,24 @@ class EvalWithoutNoGrad(Rule):
         "    def train(self, opt):\n"
         "        torch.stack(self.preds).sum().backward()\n"
         "        opt.step()\n",
+        # the same forward beside the helper called with its training flag on: the loop trains
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=True)\n"
+        "        preds = model(x).argmax(-1)\n"
+        "        print(loss, preds)\n",
     )
 
     def finish(self) -> None:
@@ -2887,7 +2925,7 @@ class EvalWithoutNoGrad(Rule):
         # what each call serving one phase by its flag runs (see `_run_by_flag`), and the
         # statements of each loop that need a graph (see `_graph_statements`)
         self._flag_runs: dict[cst.CSTNode, tuple[cst.FunctionDef, list[Ran]] | None] = {}
-        self._graph_needed: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
+        self._graph_needed: dict[tuple[cst.CSTNode, Facts], list[cst.BaseStatement]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -2988,15 +3026,24 @@ class EvalWithoutNoGrad(Rule):
         return holder is not None and _statement_call(holder) is call \
             and all(s is holder for s in self._graph_statements(loop))  # type: ignore[arg-type]
 
-    def _graph_statements(self, loop: cst.For | cst.While) -> list[cst.BaseStatement]:
-        """The statements of `loop`'s body that need a graph, but for a call alone whose
-        flag skips all that does (see `_skips_graph`): found once per loop, which each call
-        of a per-batch helper in it asks about."""
-        if loop not in self._graph_needed:
-            self._graph_needed[loop] = [
+    def _body_needs_graph(self, loop: cst.CSTNode, evaluated: Facts) -> bool:
+        """Whether an iteration of `loop` needs a graph (see `_needs_graph`), with the
+        models of `evaluated` in eval mode; a call alone whose flag skips all that does
+        (`evaluate_batch(model, x, y, train=False)`) needs none."""
+        if type(loop) in (cst.For, cst.While) and type(loop.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            return bool(self._graph_statements(loop, evaluated))  # type: ignore[arg-type]
+        return self._needs_graph(loop_body(loop), evaluated)  # type: ignore[arg-type]
+
+    def _graph_statements(self, loop: cst.For | cst.While, evaluated: Facts = frozenset()) -> list[cst.BaseStatement]:
+        """The statements of `loop`'s body that need a graph with the models of `evaluated`
+        in eval mode, but for a call alone whose flag skips all that does (see
+        `_skips_graph`): found once per loop, which each call in it asks about."""
+        key = (loop, evaluated)
+        if key not in self._graph_needed:
+            self._graph_needed[key] = [
                 statement for statement in loop.body.body  # type: ignore[union-attr]
-                if self._needs_graph(statement) and not self._skips_graph(_statement_call(statement))]
-        return self._graph_needed[loop]
+                if self._needs_graph(statement, evaluated) and not self._skips_graph(_statement_call(statement))]
+        return self._graph_needed[key]
 
     def _skips_graph(self, call: cst.Call | None) -> bool:
         """`call` runs a function of the file serving both phases by a flag with a constant
@@ -3323,7 +3370,7 @@ class EvalWithoutNoGrad(Rule):
                                      if (mode := mode_switch(self.ctx, node)) is not None}
         else:
             evaluated = frozenset()
-        if self._needs_graph(body, evaluated):
+        if self._body_needs_graph(loop, evaluated):
             return self._evaluation_block(call, loop)
         function = self.ctx.enclosing_function(call)
         if self._function_needs_graph(function if function is not None else self.ctx.module, call, evaluated):
