@@ -11,6 +11,7 @@ from trainlint.analysis.literals import is_docstring
 from trainlint.analysis.generators import consumed_at
 from trainlint.analysis.loops import (
     CallFlow,
+    built_in_mode,
     clears_grads,
     grad_mode_at,
     is_backward,
@@ -111,7 +112,9 @@ class EvalWithoutNoGrad(Rule):
     function (`torch.cat` and `torch.stack` raise on a generator before running it),
     returned, or read again.
     The model must be called by the same expression that `.eval()` was called
-    on, or that was handed to a function of the file or of another module of
+    on, or that an assignment bound to a module put in eval mode as it is built
+    (`model = Generator(4).eval()`, also `.to(device).eval()` or `.eval().to(device)`),
+    or that was handed to a function of the file or of another module of
     the project that puts what it is handed in eval mode on every call, under no
     condition, switching no model back to train mode and setting no grad mode of
     its own (`set_eval(model)`, `utils.prepare_eval(self.model)` of a `def
@@ -1432,6 +1435,23 @@ class EvalWithoutNoGrad(Rule):
         "        loss = evaluate_batch(model, opt, x, y, train=False)  # expect: TL406\n"
         "        preds = model(x).argmax(-1)  # expect: TL406\n"
         "        print(loss, preds)\n",
+        # a model put in eval mode as it is built, moved before or after
+        "import torch\n"
+        "from models import Generator\n"
+        "def benchmark(loader, path, device):\n"
+        "    model = Generator(4).eval()\n"
+        "    model.load_state_dict(torch.load(path))\n"
+        "    for lr, hr in loader:\n"
+        "        sr = model(lr)  # expect: TL406\n"
+        "        print(((sr - hr) ** 2).mean().item())\n"
+        "def upscale(loader, device):\n"
+        "    model = Generator(4).to(device).eval()\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)  # expect: TL406\n"
+        "def upscale_moved(loader, device):\n"
+        "    model = Generator(4).eval().to(device)\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2890,11 +2910,28 @@ class EvalWithoutNoGrad(Rule):
         "        loss = evaluate_batch(model, opt, x, y, train=True)\n"
         "        preds = model(x).argmax(-1)\n"
         "        print(loss, preds)\n",
+        # a model built in train mode, or switched back to it in the chain, or put in eval mode as it is
+        # built and then run under `torch.no_grad()`
+        "import torch\n"
+        "from models import Generator\n"
+        "def fit(loader, device):\n"
+        "    model = Generator(4).to(device).train()\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)\n"
+        "def fit_switched_back(loader, device):\n"
+        "    model = Generator(4).eval().train()\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)\n"
+        "def benchmark(loader, device):\n"
+        "    model = Generator(4).eval()\n"
+        "    with torch.no_grad():\n"
+        "        for lr, _ in loader:\n"
+        "            print(model(lr).shape)\n",
     )
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
-        self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
+        self._switched = {_last_name(mode[0]) for mode in (self._switch(call) for call in self.ctx.nodes_of(cst.Call)) if mode}
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
         # methods that back-propagate only in train mode (see `_uses_graph`)
         self._training_only = any(summary.graph_when_training for summary in summaries)
@@ -3117,7 +3154,7 @@ class EvalWithoutNoGrad(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
-        if mode_switch(self.ctx, node) is not None or node in self._left:
+        if self._switch(node) is not None or node in self._left:
             return True
         return type(node) is cst.Call and (
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
@@ -3129,8 +3166,13 @@ class EvalWithoutNoGrad(Rule):
             # a function of another module that runs the forward of what it is handed
             or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
 
+    def _switch(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+        """`mode_switch`, or the switch of a module as it is built and bound (see
+        `built_in_mode`: `model = Net(...).eval()`)."""
+        return mode_switch(self.ctx, node) or built_in_mode(self.ctx, node)
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        mode = mode_switch(self.ctx, node)
+        mode = self._switch(node)
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
@@ -3167,7 +3209,7 @@ class EvalWithoutNoGrad(Rule):
         `def prepare_eval(model): model.eval()`; `trainer.to_eval()` of a method that puts
         `self.model` in eval mode: `trainer.model`): none where the function, or one it
         calls, also switches some model to train mode."""
-        if type(node) is not cst.Call or mode_switch(self.ctx, node) is not None:
+        if type(node) is not cst.Call or self._switch(node) is not None:
             return ()
         summary = self.ctx.summaries.of_call(node)
         if summary is None or not summary.leaves_eval or summary.does(TRAIN):
@@ -3300,7 +3342,7 @@ class EvalWithoutNoGrad(Rule):
         if not inside:
             return False
         nodes = self.ctx.own_nodes(helper.body)
-        if any((mode := mode_switch(self.ctx, node)) is not None and self.ctx.code(mode[0]) in inside
+        if any((mode := self._switch(node)) is not None and self.ctx.code(mode[0]) in inside
                for node in nodes) or self._needs_graph(helper.body):
             return False
         for node in nodes:
@@ -3367,7 +3409,7 @@ class EvalWithoutNoGrad(Rule):
         if self._training_only:
             # models the loop switches stay in eval mode through it no more
             evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(body)
-                                     if (mode := mode_switch(self.ctx, node)) is not None}
+                                     if (mode := self._switch(node)) is not None}
         else:
             evaluated = frozenset()
         if self._body_needs_graph(loop, evaluated):
@@ -3462,7 +3504,7 @@ class EvalWithoutNoGrad(Rule):
         model = next((f for f in self._models_called(call.func)), None)
         at = self.ctx.order_index(call)
         def puts_back(node: cst.CSTNode) -> bool:
-            mode = mode_switch(self.ctx, node)
+            mode = self._switch(node)
             return (mode is not None and mode[1] is not False and model is not None
                     and self.ctx.code(mode[0]) == self.ctx.code(model))
 
@@ -3515,7 +3557,7 @@ class EvalWithoutNoGrad(Rule):
         first = next((s for s in statements if not is_docstring(s)), None)
         if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
             return False
-        mode = mode_switch(self.ctx, first.body[0].value)
+        mode = self._switch(first.body[0].value)
         return (mode is not None and mode[1] is True
                 and as_caller_writes(self.ctx, call, callee, self.ctx.code(mode[0])) == model)  # type: ignore[arg-type]
 

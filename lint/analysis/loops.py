@@ -26,7 +26,7 @@ from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Bind
 from trainlint.analysis.scopes import (
     _parameters, bound_arguments, dotted_name, head_name, named_scaler, receiver_method,
 )
-from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.summaries import STEP
@@ -383,18 +383,53 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     receiver = unchain_module(receiver)  # `model.to(device).train()` sets `model`
     if type(item_container(receiver)) not in (cst.Name, cst.Attribute):
         return None
+    mode = _mode_set(node)
+    return (receiver, mode[0]) if mode is not None else None
+
+
+def _mode_set(node: cst.Call) -> tuple[bool | None] | None:
+    """(on,) of a `.train()` / `.eval()` call: (True,) for `.train()` / `.train(True)`,
+    (False,) for `.eval()` / `.train(False)`, (None,) for `.train(flag)`; None for
+    arguments a module's switch does not take."""
     assert type(node.func) is cst.Attribute
     if node.func.attr.value == "eval":
-        return (receiver, False) if not node.args else None
+        return (False,) if not node.args else None
     if not node.args:
-        return receiver, True
+        return (True,)
     first = node.args[0]
     if len(node.args) > 1 or (first.keyword is not None and first.keyword.value != "mode"):
         return None
     value = first.value
     if type(value) is cst.Name and value.value in ("True", "False"):
-        return receiver, value.value == "True"
-    return receiver, None
+        return (value.value == "True",)
+    return (None,)
+
+
+def built_in_mode(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+    """(`model`, on) for the `.train()` / `.eval()` call (see `train_mode_call`) that
+    ends the chain building what a plain assignment binds to a name or `self.attr`
+    (`model = Net(...).eval()`, `model = Net(...).to(device).eval()`, `model =
+    load(path).eval().to(device)`): the module bound there is switched as it is built.
+    None where a later `.train()` / `.eval()` of the chain sets the mode instead, or the
+    chain starts from a name (`train_mode_call` tells that one)."""
+    receiver = method_call(node, "train", "eval")
+    if receiver is None or type(node) is not cst.Call or type(unchain_module(receiver)) is not cst.Call:
+        return None
+    built: cst.CSTNode = node
+    while type(parent := ctx.parent(built)) is cst.Attribute and parent.value is built:  # type: ignore[union-attr]
+        call = ctx.parent(parent)  # type: ignore[arg-type]
+        if type(call) is not cst.Call or call.func is not parent or method_call(call, *MODULE_CHAIN) is None:
+            return None
+        if parent.attr.value in ("train", "eval"):  # type: ignore[union-attr]
+            return None
+        built = call
+    assign = ctx.parent(built)
+    if type(assign) is not cst.Assign or assign.value is not built or len(assign.targets) != 1 \
+            or type(assign.targets[0].target) not in (cst.Name, cst.Attribute):
+        return None
+    callee = ctx.local_callee(node)  # a class of the file's own `eval()` may compute metrics
+    mode = _mode_set(node) if callee is None or _calls_super(callee) else None
+    return (assign.targets[0].target, mode[0]) if mode is not None else None
 
 
 def item_container(expr: cst.BaseExpression) -> cst.BaseExpression:
