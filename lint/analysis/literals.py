@@ -16,7 +16,9 @@ import libcst as cst
 
 def is_docstring(statement: cst.CSTNode) -> bool:
     """`statement` is a string literal alone, as a docstring is: an expression statement
-    whose value is a string (not an f-string), or a line holding only that."""
+    whose value is one quoted literal of any prefix, bytes included (`"..."`, `b"..."`;
+    not an f-string alone), or literals written side by side (`"a" "b"`, f-strings
+    among them: `"a" f"{x}"`), or a line holding only that."""
     if type(statement) is cst.SimpleStatementLine:
         return len(statement.body) == 1 and is_docstring(statement.body[0])
     return type(statement) is cst.Expr and type(statement.value) in (cst.SimpleString, cst.ConcatenatedString)
