@@ -217,7 +217,8 @@ class EvalWithoutNoGrad(Rule):
     `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
     on the constructed model), or a loop over `model.parameters()` /
     `model.named_parameters()` that sets `requires_grad = False` or calls
-    `requires_grad_(False)` on each. Freezing is matched per variable: a
+    `requires_grad_(False)` on each; so is a copy of a frozen model made after it
+    (`G_ema = copy.deepcopy(G).eval()`). Freezing is matched per variable: a
     model frozen by a helper that receives it is not seen. A model built from a
     class of the file whose constructor freezes its own parameters (also under a
     condition: `if not requires_grad:`), or keeps only instances of such classes
@@ -1452,6 +1453,15 @@ class EvalWithoutNoGrad(Rule):
         "    model = Generator(4).eval().to(device)\n"
         "    for lr, _ in loader:\n"
         "        print(model(lr).shape)  # expect: TL406\n",
+        # a copy, put in eval mode, of a model whose parameters require grad
+        "import copy\n"
+        "import torch\n"
+        "from models import Generator\n"
+        "def snapshots(grid_z, device):\n"
+        "    G = Generator().to(device)\n"
+        "    G_ema = copy.deepcopy(G).eval()\n"
+        "    for z in grid_z:\n"
+        "        print(G_ema(z).mean().item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2927,6 +2937,16 @@ class EvalWithoutNoGrad(Rule):
         "    with torch.no_grad():\n"
         "        for lr, _ in loader:\n"
         "            print(model(lr).shape)\n",
+        # a copy, put in eval mode, of a model frozen before it (stylegan2-ada's G_ema): its forwards record
+        # no graph
+        "import copy\n"
+        "import torch\n"
+        "from models import Generator\n"
+        "def snapshots(grid_z, device):\n"
+        "    G = Generator().train().requires_grad_(False).to(device)\n"
+        "    G_ema = copy.deepcopy(G).eval()\n"
+        "    for z in grid_z:\n"
+        "        print(G_ema(z).mean().item())\n",
     )
 
     def finish(self) -> None:
@@ -3705,7 +3725,8 @@ def _last_name(expr: cst.BaseExpression) -> str | None:
 def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     """Models whose parameters were all set not to require grad:
     `m.requires_grad_(False)` (also chained: `m.eval().requires_grad_(False)`,
-    `m = Net().requires_grad_(False)`), and `for p in m.parameters():` /
+    `m = Net().requires_grad_(False)`), a copy of one made after (`m_ema =
+    copy.deepcopy(m).eval()`), and `for p in m.parameters():` /
     `for name, p in m.named_parameters():` setting `p.requires_grad = False`
     or calling `p.requires_grad_(False)`. Keyed by variable where one is
     known, so a model frozen in one function says nothing of a namesake in
@@ -3715,7 +3736,8 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     for node in ctx.nodes_of(cst.Call, cst.Assign, cst.For):
         if type(node) is cst.Call and _freezes(node) is not None:
             frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
-        elif type(node) is cst.Assign and (_freezes(node.value) is not None or _built_from(node.value, classes)):
+        elif type(node) is cst.Assign and (_freezes(node.value) is not None or _built_from(node.value, classes)
+                                           or _copies_frozen(ctx, node.value, frozen)):
             for target in node.targets:
                 frozen.add(_model_key(ctx, target.target))
         elif type(node) is cst.For:
@@ -3767,6 +3789,14 @@ def _frozen_classes(ctx: FileContext) -> set[str]:
                 frozen.add(name)
                 changed = True
     return frozen
+
+
+def _copies_frozen(ctx: FileContext, value: cst.BaseExpression, frozen: set[Binding | str]) -> bool:
+    """`value` copies a model frozen before it (`copy.deepcopy(G).eval()` of a `G =
+    Net().requires_grad_(False)`): the copy's parameters do not require grad either."""
+    value = unchain_module(value)
+    return type(value) is cst.Call and ctx.qualified_name(value.func) == "copy.deepcopy" and bool(value.args) \
+        and _model_key(ctx, value.args[0].value) in frozen
 
 
 def _built_from(value: cst.BaseExpression, classes: set[str]) -> bool:
