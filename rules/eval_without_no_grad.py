@@ -2979,10 +2979,12 @@ class EvalWithoutNoGrad(Rule):
         self._training_loops: dict[cst.CSTNode, bool] = {}
         # the innermost loop around each node of a function (see `_innermost_loops`)
         self._loops_within: dict[cst.CSTNode, dict[int, cst.CSTNode | None]] = {}
-        # what each call serving one phase by its flag runs (see `_run_by_flag`), and the
-        # statements of each loop that need a graph (see `_graph_statements`)
+        # what each call serving one phase by its flag runs (see `_run_by_flag`), the
+        # statements of each loop that need a graph (see `_graph_statements`), and the
+        # functions that do
         self._flag_runs: dict[cst.CSTNode, tuple[cst.FunctionDef, list[Ran]] | None] = {}
         self._graph_needed: dict[tuple[cst.CSTNode, Facts], list[cst.BaseStatement]] = {}
+        self._functions_needing_graph: dict[cst.FunctionDef, bool] = {}  # see `_body_of_needs_graph`
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -3155,7 +3157,14 @@ class EvalWithoutNoGrad(Rule):
 
     def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
         callee = self.ctx.local_callee(node)
-        return callee is not None and self._needs_graph(callee.body)
+        return callee is not None and self._body_of_needs_graph(callee)
+
+    def _body_of_needs_graph(self, function: cst.FunctionDef) -> bool:
+        """Whether running `function` needs a graph (see `_needs_graph`): worked out once
+        per function, which each forward asks of every function its own calls."""
+        if function not in self._functions_needing_graph:
+            self._functions_needing_graph[function] = self._needs_graph(function.body)
+        return self._functions_needing_graph[function]
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
         """`models_called`, and the model whose forward-like method of a module class
@@ -3609,7 +3618,7 @@ class EvalWithoutNoGrad(Rule):
             # only the call itself is known to run with the model in eval mode; a call whose
             # flag skips what needs a graph (`log_metrics(model, y, train=False)`) needs none
             if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
-                    callee is not None and self._needs_graph(callee.body) and self._run_by_flag(node) is None):
+                    callee is not None and self._body_of_needs_graph(callee) and self._run_by_flag(node) is None):
                 if self.ctx.order_index(node) >= start:
                     return True
                 before = True
