@@ -10,6 +10,7 @@ from typing import Sequence
 
 import libcst as cst
 
+from trainlint.analysis.literals import is_docstring
 from trainlint.analysis.scopes import ScopeTable, dotted_name, import_from_module
 from trainlint.project import member_of
 from trainlint.analysis.walk import iter_nodes
@@ -307,7 +308,7 @@ def _is_header(stmt: cst.CSTNode, index: int) -> bool:
     if type(stmt) is not cst.SimpleStatementLine or not stmt.body:
         return False
     small = stmt.body[0]
-    if index == 0 and type(small) is cst.Expr and type(small.value) in (cst.SimpleString, cst.ConcatenatedString):
+    if index == 0 and is_docstring(small):
         return True
     return type(small) is cst.ImportFrom and type(small.module) is cst.Name and small.module.value == "__future__"
 

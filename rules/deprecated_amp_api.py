@@ -7,7 +7,7 @@ import libcst as cst
 
 from trainlint.analysis import names
 from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import is_docstring, string_value
 from trainlint.analysis.partials import partial_parts
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
@@ -1092,9 +1092,7 @@ def _only_imports_before(module: cst.Module, line: cst.CSTNode) -> bool:
         if statement is line:
             return True
         if type(statement) is not cst.SimpleStatementLine or not all(
-                type(part) in (cst.Import, cst.ImportFrom)
-                or (type(part) is cst.Expr and type(part.value) in (cst.SimpleString, cst.ConcatenatedString))
-                for part in statement.body):
+                type(part) in (cst.Import, cst.ImportFrom) or is_docstring(part) for part in statement.body):
             return False
     return True
 

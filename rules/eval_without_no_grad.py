@@ -4,11 +4,14 @@ from collections.abc import Sequence
 import libcst as cst
 
 from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
-from trainlint.analysis.dataflow import is_constant, target_names
+from trainlint.analysis.dataflow import assignment_targets, is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.literals import is_docstring
+from trainlint.analysis.generators import consumed_at
 from trainlint.analysis.loops import (
     CallFlow,
+    built_in_mode,
     clears_grads,
     grad_mode_at,
     is_backward,
@@ -20,7 +23,6 @@ from trainlint.analysis.loops import (
     mode_switch,
     reachable_nodes,
     repeating_loop,
-    runs_where_written,
     scheduler_step,
     train_mode_call,
 )
@@ -58,7 +60,8 @@ class EvalWithoutNoGrad(Rule):
     Flags forward calls of a model in an evaluation loop: after
     `model.eval()`, inside a `for` / `while` loop or a comprehension
     (`[model(x) for x, _ in loader]`, `sum(criterion(model(x), y).item()
-    for x, y in loader)`; what a loop iterates over runs once, outside it)
+    for x, y in loader)`; what a loop iterates over runs once, outside it; a
+    generator expression's forwards run where it is consumed: see Limitations)
     that neither back-propagates, steps, nor clears an optimizer's gradients (the
     evaluated model's own `zero_grad()`, a habit of evaluation code, does not
     count), and with no `torch.no_grad()` /
@@ -96,8 +99,22 @@ class EvalWithoutNoGrad(Rule):
     site, or around the loop.
 
     ## Limitations
+    A generator expression of forwards counts where it is consumed in place: by a
+    builtin (`sum`, `list`, `max`, ...), `" ".join(...)` of a string, `math.fsum`,
+    `math.prod`, `statistics.mean` / `fmean` / `median`, `collections.deque` /
+    `Counter`, `numpy.fromiter`, `outs.extend(...)` of a list of the function's own that
+    is only grown in place, measured (`len`) or returned (not a global, nor kept on `self`),
+    a `for` or another comprehension's iterable; or bound to a name (`outs = (model(x)
+    for x in loader)`) that one later statement of its block reads, its only read,
+    surely (no `if`, `and` or `or` branch around it) and consumed so, under the same grad
+    mode, with nothing in that statement that needs a graph (`total = sum(o.sum() for o
+    in outs)`, `list(outs)`, `for o in outs:`). Not when it is handed to any other
+    function (`torch.cat` and `torch.stack` raise on a generator before running it),
+    returned, or read again.
     The model must be called by the same expression that `.eval()` was called
-    on, or that was handed to a function of the file or of another module of
+    on, or that an assignment bound to a module put in eval mode as it is built
+    (`model = Generator(4).eval()`, also `.to(device).eval()` or `.eval().to(device)`),
+    or that was handed to a function of the file or of another module of
     the project that puts what it is handed in eval mode on every call, under no
     condition, switching no model back to train mode and setting no grad mode of
     its own (`set_eval(model)`, `utils.prepare_eval(self.model)` of a `def
@@ -160,7 +177,10 @@ class EvalWithoutNoGrad(Rule):
     a model the caller put in eval mode, that the function switches to no other mode)
     and a loop of forwards of that model with no grad mode around them
     (`torch.set_grad_enabled(train)` is one), is reported; the call that trains never
-    is. The function's own `if`s on the flag (`train`, `not train`, `phase ==
+    is. Two such calls in one loop (`evaluate_batch(model, x, train=False)` beside
+    `log_metrics(model, y, train=False)`) are each judged so: what the flag of one
+    skips does not count for the other, nor for a forward of the model beside them.
+    The function's own `if`s on the flag (`train`, `not train`, `phase ==
     "train"`, compared as Python compares: `train == 1` holds for `train=True`;
     `is_train is True`, `optimizer is not None` of a `def run_epoch(model,
     loader, optimizer=None)` called without one, an `if not train: continue`; not
@@ -197,7 +217,8 @@ class EvalWithoutNoGrad(Rule):
     `model.requires_grad_(False)` (also chained with `.eval()` / `.to()`, or
     on the constructed model), or a loop over `model.parameters()` /
     `model.named_parameters()` that sets `requires_grad = False` or calls
-    `requires_grad_(False)` on each. Freezing is matched per variable: a
+    `requires_grad_(False)` on each; so is a copy of a frozen model made after it
+    (`G_ema = copy.deepcopy(G).eval()`). Freezing is matched per variable: a
     model frozen by a helper that receives it is not seen. A model built from a
     class of the file whose constructor freezes its own parameters (also under a
     condition: `if not requires_grad:`), or keeps only instances of such classes
@@ -1329,6 +1350,118 @@ class EvalWithoutNoGrad(Rule):
         "            seq = next(eval_batches)\n"
         "            logits = model(seq)  # expect: TL406\n"
         "            print(logits.argmax(-1))\n",
+        # two per-batch helpers that back-propagate only `if train:`, both called with `train=False` in the
+        # validation loop: neither one's training branch, skipped by its flag, counts for the other
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def log_metrics(model, opt, x, y, train):\n"
+        "    acc = (model(x).argmax(-1) == y).float().mean()\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        (1 - acc).backward()\n"
+        "        opt.step()\n"
+        "    print(acc.item())\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=False)  # expect: TL406\n"
+        "        log_metrics(model, opt, x, y, train=False)  # expect: TL406\n"
+        "        total += loss\n"
+        "    return total\n",
+        # generators of forwards bound to a name, then consumed by the next statement: summed through another
+        # generator, listed and returned, iterated by a `for`
+        "import torch\n"
+        "def score(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)  # expect: TL406\n"
+        "    total = sum(o.sum().item() for o in outs)\n"
+        "    return total\n"
+        "def collect(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    return list(outs)\n"
+        "def show(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    for o in outs:\n"
+        "        print(o)\n",
+        # generators of forwards consumed in place by functions outside the builtins: `" ".join` of a string,
+        # `statistics.mean`, `math.fsum`, `extend` of a list
+        "import math\n"
+        "import statistics\n"
+        "import torch\n"
+        "def report(model, val_loader):\n"
+        "    model.eval()\n"
+        "    line = \" \".join(str(model(x).argmax().item()) for x, _ in val_loader)  # expect: TL406\n"
+        "    mean = statistics.mean(model(x).mean().item() for x, _ in val_loader)  # expect: TL406\n"
+        "    total = math.fsum(model(x).sum().item() for x, _ in val_loader)  # expect: TL406\n"
+        "    preds = []\n"
+        "    preds.extend(model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    return line, mean, total, preds\n",
+        # a list of the function's own, grown by a generator of forwards, measured and returned
+        "import torch\n"
+        "def predict(model, val_loader):\n"
+        "    model.eval()\n"
+        "    preds = []\n"
+        "    preds.extend(model(x).argmax(-1) for x, _ in val_loader)  # expect: TL406\n"
+        "    preds.append(model(val_loader.extra).argmax(-1))\n"
+        "    print(len(preds))\n"
+        "    return preds\n",
+        # a forward of the model beside a per-batch helper called with its training flag off: what the flag
+        # skips needs no graph for the forward either
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=False)  # expect: TL406\n"
+        "        preds = model(x).argmax(-1)  # expect: TL406\n"
+        "        print(loss, preds)\n",
+        # a model put in eval mode as it is built, moved before or after
+        "import torch\n"
+        "from models import Generator\n"
+        "def benchmark(loader, path, device):\n"
+        "    model = Generator(4).eval()\n"
+        "    model.load_state_dict(torch.load(path))\n"
+        "    for lr, hr in loader:\n"
+        "        sr = model(lr)  # expect: TL406\n"
+        "        print(((sr - hr) ** 2).mean().item())\n"
+        "def upscale(loader, device):\n"
+        "    model = Generator(4).to(device).eval()\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)  # expect: TL406\n"
+        "def upscale_moved(loader, device):\n"
+        "    model = Generator(4).eval().to(device)\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)  # expect: TL406\n",
+        # a copy, put in eval mode, of a model whose parameters require grad
+        "import copy\n"
+        "import torch\n"
+        "from models import Generator\n"
+        "def snapshots(grid_z, device):\n"
+        "    G = Generator().to(device)\n"
+        "    G_ema = copy.deepcopy(G).eval()\n"
+        "    for z in grid_z:\n"
+        "        print(G_ema(z).mean().item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2669,11 +2802,156 @@ class EvalWithoutNoGrad(Rule):
         "        if i % 500 == 0:\n"
         "            model.eval()\n"
         "            target = model(x_ref)\n",
+        # the same loop where the second helper is called with `train=True`: it back-propagates there
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def log_metrics(model, opt, x, y, train):\n"
+        "    acc = (model(x).argmax(-1) == y).float().mean()\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        (1 - acc).backward()\n"
+        "        opt.step()\n"
+        "    print(acc.item())\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=False)\n"
+        "        log_metrics(model, opt, x, y, train=True)\n"
+        "        total += loss\n"
+        "    return total\n",
+        # generators of forwards bound to a name and then handed on, consumed under `torch.no_grad()`, consumed
+        # only under an `if`, wrapped in another generator returned, back-propagated through, or read twice
+        "import torch\n"
+        "def consume(gen):\n"
+        "    with torch.no_grad():\n"
+        "        return list(gen)\n"
+        "def handed(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    return consume(outs)\n"
+        "def under_no_grad(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    with torch.no_grad():\n"
+        "        total = sum(o.sum().item() for o in outs)\n"
+        "    return total\n"
+        "def maybe(model, val_loader, verbose):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    if verbose:\n"
+        "        print(list(outs))\n"
+        "def lazy(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    sums = (o.sum() for o in outs)\n"
+        "    return sums\n"
+        "def trained(model, val_loader, opt):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    for o in outs:\n"
+        "        o.sum().backward()\n"
+        "    opt.step()\n"
+        "def trained_after(model, val_loader, opt):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    loss = sum(o.sum() for o in outs)\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "def read_twice(model, val_loader):\n"
+        "    model.eval()\n"
+        "    outs = (model(x) for x, _ in val_loader)\n"
+        "    print(outs)\n"
+        "    return list(outs)\n",
+        # generators of forwards handed to a join of unknown receiver, to `torch.cat` (which raises on a
+        # generator), to `extend` of a parameter, to `itertools.chain` (lazy)
+        "import itertools\n"
+        "import torch\n"
+        "def report(model, val_loader, sep, sink):\n"
+        "    model.eval()\n"
+        "    line = sep.join(str(model(x).argmax().item()) for x, _ in val_loader)\n"
+        "    logits = torch.cat(model(x) for x, _ in val_loader)\n"
+        "    sink.extend(model(x).argmax(-1) for x, _ in val_loader)\n"
+        "    chained = itertools.chain(model(x) for x, _ in val_loader)\n"
+        "    return line, logits, chained\n",
+        # a list grown by a generator of forwards that outlives the call, a global or kept on
+        # `self`: the training step back-propagates through what it holds
+        "import torch\n"
+        "preds = []\n"
+        "def collect(model, val_loader):\n"
+        "    model.eval()\n"
+        "    preds.extend(model(x) for x, _ in val_loader)\n"
+        "def train_on_preds(opt):\n"
+        "    torch.stack(preds).sum().backward()\n"
+        "    opt.step()\n"
+        "class Runner:\n"
+        "    def collect(self, model, val_loader):\n"
+        "        model.eval()\n"
+        "        buf = []\n"
+        "        buf.extend(model(x) for x, _ in val_loader)\n"
+        "        self.preds = buf\n"
+        "    def train(self, opt):\n"
+        "        torch.stack(self.preds).sum().backward()\n"
+        "        opt.step()\n",
+        # the same forward beside the helper called with its training flag on: the loop trains
+        "import torch\n"
+        "def evaluate_batch(model, opt, x, y, train):\n"
+        "    loss = torch.nn.functional.cross_entropy(model(x), y)\n"
+        "    if train:\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss.item()\n"
+        "def fit(model, opt, loader, val_loader):\n"
+        "    model.train()\n"
+        "    for x, y in loader:\n"
+        "        evaluate_batch(model, opt, x, y, True)\n"
+        "    model.eval()\n"
+        "    for x, y in val_loader:\n"
+        "        loss = evaluate_batch(model, opt, x, y, train=True)\n"
+        "        preds = model(x).argmax(-1)\n"
+        "        print(loss, preds)\n",
+        # a model built in train mode, or switched back to it in the chain, or put in eval mode as it is
+        # built and then run under `torch.no_grad()`
+        "import torch\n"
+        "from models import Generator\n"
+        "def fit(loader, device):\n"
+        "    model = Generator(4).to(device).train()\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)\n"
+        "def fit_switched_back(loader, device):\n"
+        "    model = Generator(4).eval().train()\n"
+        "    for lr, _ in loader:\n"
+        "        print(model(lr).shape)\n"
+        "def benchmark(loader, device):\n"
+        "    model = Generator(4).eval()\n"
+        "    with torch.no_grad():\n"
+        "        for lr, _ in loader:\n"
+        "            print(model(lr).shape)\n",
+        # a copy, put in eval mode, of a model frozen before it (stylegan2-ada's G_ema): its forwards record
+        # no graph
+        "import copy\n"
+        "import torch\n"
+        "from models import Generator\n"
+        "def snapshots(grid_z, device):\n"
+        "    G = Generator().train().requires_grad_(False).to(device)\n"
+        "    G_ema = copy.deepcopy(G).eval()\n"
+        "    for z in grid_z:\n"
+        "        print(G_ema(z).mean().item())\n",
     )
 
     def finish(self) -> None:
         self._frozen = _frozen_models(self.ctx)
-        self._switched = {_last_name(mode[0]) for mode in (mode_switch(self.ctx, call) for call in self.ctx.nodes_of(cst.Call)) if mode}
+        self._switched = {_last_name(mode[0]) for mode in (self._switch(call) for call in self.ctx.nodes_of(cst.Call)) if mode}
         summaries = (*self.ctx.summaries.closed.values(), *self.ctx.summaries.external.values())
         # methods that back-propagate only in train mode (see `_uses_graph`)
         self._training_only = any(summary.graph_when_training for summary in summaries)
@@ -2701,6 +2979,12 @@ class EvalWithoutNoGrad(Rule):
         self._training_loops: dict[cst.CSTNode, bool] = {}
         # the innermost loop around each node of a function (see `_innermost_loops`)
         self._loops_within: dict[cst.CSTNode, dict[int, cst.CSTNode | None]] = {}
+        # what each call serving one phase by its flag runs (see `_run_by_flag`), the
+        # statements of each loop that need a graph (see `_graph_statements`), and the
+        # functions that do
+        self._flag_runs: dict[cst.CSTNode, tuple[cst.FunctionDef, list[Ran]] | None] = {}
+        self._graph_needed: dict[tuple[cst.CSTNode, Facts], list[cst.BaseStatement]] = {}
+        self._functions_needing_graph: dict[cst.FunctionDef, bool] = {}  # see `_body_of_needs_graph`
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -2724,22 +3008,10 @@ class EvalWithoutNoGrad(Rule):
         mode here) that it switches to no other mode, and runs its forward in a loop (of
         its own, or the caller's: see `_repeated_by_caller`) with no grad mode around it (`torch.set_grad_enabled(train)` is one). Not under
         a grad mode here, nor for a function with a decorator (see `decorated`)."""
-        function = self.ctx.local_callee(call)
-        if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
+        flagged = self._run_by_flag(call)
+        if flagged is None or grad_mode_at(self.ctx, call) is not None:
             return False
-        params = self._phase_flags(function)
-        flags = fixed_flags(self.ctx, call, function, params) if params else {}
-        if not flags or grad_mode_at(self.ctx, call) is not None:
-            return False
-        run: list[Ran] = []
-        for ran in run_under(self.ctx, function, flags, self._phase_flags):
-            if self._uses_graph(ran.node):
-                return False  # most often in the function called: the rest is not walked
-            run.append(ran)
-        # a call followed on one path is judged by the walk on every path
-        followed = {id(ran.node) for ran in run if ran.followed}
-        if any(id(ran.node) not in followed and self._helper_needs_graph(ran.node) for ran in run):
-            return False
+        function, run = flagged
         # what it returns, when kept, may be back-propagated here (see `_evaluated_elsewhere`)
         caller = self.ctx.enclosing_function(call)
         if type(self.ctx.parent(call)) is not cst.Expr and self._function_needs_graph(
@@ -2771,21 +3043,73 @@ class EvalWithoutNoGrad(Rule):
                 return True
         return False
 
+    def _run_by_flag(self, call: cst.CSTNode) -> tuple[cst.FunctionDef, list[Ran]] | None:
+        """The function of the file that `call` runs, serving both phases by a flag, with
+        the code it runs (see `run_under`) where the call gives the flag a constant that
+        skips everything needing a graph; None for any other call, or one with a
+        decorator (see `decorated`). Walked once per call: every forward of a loop asks
+        about each call beside it."""
+        if call not in self._flag_runs:
+            self._flag_runs[call] = self._walk_by_flag(call)
+        return self._flag_runs[call]
+
+    def _walk_by_flag(self, call: cst.CSTNode) -> tuple[cst.FunctionDef, list[Ran]] | None:
+        """What `_run_by_flag` gives, walked anew."""
+        function = self.ctx.local_callee(call)
+        if function is None or decorated(function) or self.ctx.enclosing_function(call) is function:
+            return None
+        params = self._phase_flags(function)
+        flags = fixed_flags(self.ctx, call, function, params) if params else {}  # type: ignore[arg-type]
+        if not flags:
+            return None
+        run: list[Ran] = []
+        for ran in run_under(self.ctx, function, flags, self._phase_flags):
+            if self._uses_graph(ran.node):
+                return None  # most often in the function called: the rest is not walked
+            run.append(ran)
+        # a call followed on one path is judged by the walk on every path
+        followed = {id(ran.node) for ran in run if ran.followed}
+        if any(id(ran.node) not in followed and self._helper_needs_graph(ran.node) for ran in run):
+            return None
+        return function, run
+
     def _repeated_by_caller(self, call: cst.Call) -> bool:
         """`call` is a statement of a loop of its caller (`for x, y in val_loader:
         self.run_batch(x, y, train=False)`) whose other statements need no graph (what
-        the call runs is judged by the walk under its flags)."""
+        the call runs is judged by the walk under its flags; so is another such call
+        beside it, `log_metrics(model, y, train=False)`, judged by its own flags)."""
         loop = repeating_loop(self.ctx, call)
         if type(loop) not in (cst.For, cst.While) or type(loop.body) is not cst.IndentedBlock:  # type: ignore[union-attr]
             return False
-        held = False
-        for statement in loop.body.body:  # type: ignore[union-attr]
-            if any(a is statement for a in self.ctx.ancestors(call)):
-                small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
-                held = type(small) in (cst.Expr, cst.Assign) and small.value is call  # type: ignore[union-attr]
-            elif self._needs_graph(statement):
-                return False
-        return held
+        holder = next((a for a in self.ctx.ancestors(call) if self.ctx.parent(a) is loop.body), None)  # type: ignore[union-attr]
+        return holder is not None and _statement_call(holder) is call \
+            and all(s is holder for s in self._graph_statements(loop))  # type: ignore[arg-type]
+
+    def _body_needs_graph(self, loop: cst.CSTNode, evaluated: Facts) -> bool:
+        """Whether an iteration of `loop` needs a graph (see `_needs_graph`), with the
+        models of `evaluated` in eval mode; a call alone whose flag skips all that does
+        (`evaluate_batch(model, x, y, train=False)`) needs none."""
+        if type(loop) in (cst.For, cst.While) and type(loop.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            return bool(self._graph_statements(loop, evaluated))  # type: ignore[arg-type]
+        return self._needs_graph(loop_body(loop), evaluated)  # type: ignore[arg-type]
+
+    def _graph_statements(self, loop: cst.For | cst.While, evaluated: Facts = frozenset()) -> list[cst.BaseStatement]:
+        """The statements of `loop`'s body that need a graph with the models of `evaluated`
+        in eval mode, but for a call alone whose flag skips all that does (see
+        `_skips_graph`): found once per loop, which each call in it asks about."""
+        key = (loop, evaluated)
+        if key not in self._graph_needed:
+            self._graph_needed[key] = [
+                statement for statement in loop.body.body  # type: ignore[union-attr]
+                if self._needs_graph(statement, evaluated) and not self._skips_graph(_statement_call(statement))]
+        return self._graph_needed[key]
+
+    def _skips_graph(self, call: cst.Call | None) -> bool:
+        """`call` runs a function of the file serving both phases by a flag with a constant
+        that skips everything needing a graph (see `_run_by_flag`), and its arguments need
+        none either."""
+        return call is not None and self._run_by_flag(call) is not None \
+            and not any(self._needs_graph(arg.value) for arg in call.args)
 
     def _ran_in_loop(self, ran: Ran, function: cst.FunctionDef) -> bool:
         """The node runs in a loop (see `repeating_loop`): of its own function, or around a
@@ -2833,7 +3157,14 @@ class EvalWithoutNoGrad(Rule):
 
     def _helper_needs_graph(self, node: cst.CSTNode) -> bool:
         callee = self.ctx.local_callee(node)
-        return callee is not None and self._needs_graph(callee.body)
+        return callee is not None and self._body_of_needs_graph(callee)
+
+    def _body_of_needs_graph(self, function: cst.FunctionDef) -> bool:
+        """Whether running `function` needs a graph (see `_needs_graph`): worked out once
+        per function, which each forward asks of every function its own calls."""
+        if function not in self._functions_needing_graph:
+            self._functions_needing_graph[function] = self._needs_graph(function.body)
+        return self._functions_needing_graph[function]
 
     def _models_called(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, ...]:
         """`models_called`, and the model whose forward-like method of a module class
@@ -2852,7 +3183,7 @@ class EvalWithoutNoGrad(Rule):
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and
         calls of something that is switched by them somewhere in the file."""
-        if mode_switch(self.ctx, node) is not None or node in self._left:
+        if self._switch(node) is not None or node in self._left:
             return True
         return type(node) is cst.Call and (
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
@@ -2864,8 +3195,13 @@ class EvalWithoutNoGrad(Rule):
             # a function of another module that runs the forward of what it is handed
             or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
 
+    def _switch(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+        """`mode_switch`, or the switch of a module as it is built and bound (see
+        `built_in_mode`: `model = Net(...).eval()`)."""
+        return mode_switch(self.ctx, node) or built_in_mode(self.ctx, node)
+
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
-        mode = mode_switch(self.ctx, node)
+        mode = self._switch(node)
         if mode is not None:
             receiver = self.ctx.code(mode[0])
             return facts | {receiver} if mode[1] is False else facts - {receiver}
@@ -2902,7 +3238,7 @@ class EvalWithoutNoGrad(Rule):
         `def prepare_eval(model): model.eval()`; `trainer.to_eval()` of a method that puts
         `self.model` in eval mode: `trainer.model`): none where the function, or one it
         calls, also switches some model to train mode."""
-        if type(node) is not cst.Call or mode_switch(self.ctx, node) is not None:
+        if type(node) is not cst.Call or self._switch(node) is not None:
             return ()
         summary = self.ctx.summaries.of_call(node)
         if summary is None or not summary.leaves_eval or summary.does(TRAIN):
@@ -3035,7 +3371,7 @@ class EvalWithoutNoGrad(Rule):
         if not inside:
             return False
         nodes = self.ctx.own_nodes(helper.body)
-        if any((mode := mode_switch(self.ctx, node)) is not None and self.ctx.code(mode[0]) in inside
+        if any((mode := self._switch(node)) is not None and self.ctx.code(mode[0]) in inside
                for node in nodes) or self._needs_graph(helper.body):
             return False
         for node in nodes:
@@ -3094,16 +3430,18 @@ class EvalWithoutNoGrad(Rule):
         """`call`, run with the models of `evaluated` in eval mode, lies in a loop that
         needs no graph (or in a look at the model now and then inside a training loop)."""
         loop = repeating_loop(self.ctx, call)
-        if loop is None or not runs_where_written(self.ctx, call):
-            return False  # a generator's forwards run where it is consumed, maybe under no_grad
+        consumers = consumed_at(self.ctx, call) if loop is not None else None
+        # a generator's forwards run where it is consumed, maybe under no_grad
+        if consumers is None or any(self._needs_graph(statement) for statement in consumers):
+            return False
         body = loop_body(loop)
         if self._training_only:
             # models the loop switches stay in eval mode through it no more
             evaluated = evaluated - {self.ctx.code(mode[0]) for node in self.ctx.subtree(body)
-                                     if (mode := mode_switch(self.ctx, node)) is not None}
+                                     if (mode := self._switch(node)) is not None}
         else:
             evaluated = frozenset()
-        if self._needs_graph(body, evaluated):
+        if self._body_needs_graph(loop, evaluated):
             return self._evaluation_block(call, loop)
         function = self.ctx.enclosing_function(call)
         if self._function_needs_graph(function if function is not None else self.ctx.module, call, evaluated):
@@ -3148,8 +3486,7 @@ class EvalWithoutNoGrad(Rule):
             for node in later:
                 if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None \
                         and reads(node.value):  # type: ignore[attr-defined]
-                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
-                    bound = set().union(*(target_names(t) for t in targets))
+                    bound = set().union(*(target_names(t) for t in assignment_targets(node)))
                     changed |= not bound <= held
                     held |= bound
         for node in later:
@@ -3196,7 +3533,7 @@ class EvalWithoutNoGrad(Rule):
         model = next((f for f in self._models_called(call.func)), None)
         at = self.ctx.order_index(call)
         def puts_back(node: cst.CSTNode) -> bool:
-            mode = mode_switch(self.ctx, node)
+            mode = self._switch(node)
             return (mode is not None and mode[1] is not False and model is not None
                     and self.ctx.code(mode[0]) == self.ctx.code(model))
 
@@ -3214,47 +3551,42 @@ class EvalWithoutNoGrad(Rule):
             restored = any(self._starts_in_train_mode(step, self.ctx.code(model)) for step in before)
         if not restored or grad_mode_at(self.ctx, call) is not None or self._forward_without_grad(call):
             return False
+        # what the `if` binds, read elsewhere in the loop, after the `if` or before it on the
+        # next pass (`target = model(x_ref)` that the step before the `if` trains on): the
+        # graph may be used; but a read before the `if` that the pass itself binds first
+        # (`seq, labels = next(dl)`) reads that pass's value, not the look's
+        start, end = self.ctx.order_index(block), self.ctx.subtree_end(block)
         bound: set[str] = set()
-        for node in self.ctx.subtree(block):
-            if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
-                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
-                for target in targets:
+        first_bound: dict[str, int] = {}  # where the pass first binds each name before the `if`
+        reads: list[tuple[str, int]] = []  # the names the loop reads outside the `if`, and where
+        for node in self.ctx.subtree(loop.body):  # the `if` lies in the loop's body
+            at = self.ctx.order_index(node)
+            if not start <= at <= end:
+                if type(node) is cst.Name:
+                    reads.append((node.value, at))
+                elif at < start and type(node) in (cst.Assign, cst.AnnAssign, cst.For):
+                    for name in (n for target in assignment_targets(node) for n in target_names(target)):
+                        first_bound[name] = min(first_bound.get(name, start), at)
+            elif type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+                for target in assignment_targets(node):
                     if type(target) is not cst.Name and type(target) not in (cst.Tuple, cst.List):
                         return False  # kept in an attribute or a container (`self.aux = model(x)`): read anywhere
                     bound |= target_names(target)
             elif type(node) is cst.Call and method_call(node, *STORING_METHODS) is not None:
                 return False  # `history.append(model(x))`: kept past the `if`
-        # read elsewhere in the loop, after the `if` or before it on the next pass (`target =
-        # model(x_ref)` that the step before the `if` trains on): the graph may be used
-        start, end = self.ctx.order_index(block), self.ctx.subtree_end(block)
-        # a read before the `if` that the pass itself binds first (`seq, labels = next(dl)`)
-        # reads that pass's value, not the look's
-        first_bound: dict[str, int] = {}
-        for node in self.ctx.subtree(loop.body):
-            if type(node) in (cst.Assign, cst.AnnAssign, cst.For) and self.ctx.order_index(node) < start:
-                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
-                for name in (n for target in targets for n in target_names(target)):
-                    first_bound[name] = min(first_bound.get(name, start), self.ctx.order_index(node))
-        return not any(type(node) is cst.Name and node.value in bound
-                       and (self.ctx.order_index(node) > end or (
-                           self.ctx.order_index(node) < start
-                           and first_bound.get(node.value, start) > self.ctx.order_index(node)))
-                       for node in self.ctx.subtree(loop.body))
+        return not any(name in bound and (at > end or first_bound.get(name, start) > at) for name, at in reads)
 
     def _starts_in_train_mode(self, statement: cst.BaseStatement, model: str) -> bool:
         """`statement` calls (alone, or to bind what it returns) a function of the file, or a
         method on `self`, whose first statement puts `model` (as the caller writes it) in
         train mode, whatever its arguments."""
-        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
-            return False
-        small = statement.body[0]
-        call = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[attr-defined]
-        callee = self.ctx.local_callee(call) if type(call) is cst.Call else None
+        call = _statement_call(statement)
+        callee = self.ctx.local_callee(call) if call is not None else None
         statements = callee.body.body if callee is not None and type(callee.body) is cst.IndentedBlock else ()
-        first = next((s for s in statements if not _docstring(s)), None)
+        first = next((s for s in statements if not is_docstring(s)), None)
         if type(first) is not cst.SimpleStatementLine or type(first.body[0]) is not cst.Expr:
             return False
-        mode = mode_switch(self.ctx, first.body[0].value)
+        mode = self._switch(first.body[0].value)
         return (mode is not None and mode[1] is True
                 and as_caller_writes(self.ctx, call, callee, self.ctx.code(mode[0])) == model)  # type: ignore[arg-type]
 
@@ -3283,9 +3615,10 @@ class EvalWithoutNoGrad(Rule):
             callee = self.ctx.local_callee(node)
             if besides is not None and callee is besides:
                 continue
-            # only the call itself is known to run with the model in eval mode
+            # only the call itself is known to run with the model in eval mode; a call whose
+            # flag skips what needs a graph (`log_metrics(model, y, train=False)`) needs none
             if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
-                    callee is not None and self._needs_graph(callee.body)):
+                    callee is not None and self._body_of_needs_graph(callee) and self._run_by_flag(node) is None):
                 if self.ctx.order_index(node) >= start:
                     return True
                 before = True
@@ -3401,7 +3734,8 @@ def _last_name(expr: cst.BaseExpression) -> str | None:
 def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     """Models whose parameters were all set not to require grad:
     `m.requires_grad_(False)` (also chained: `m.eval().requires_grad_(False)`,
-    `m = Net().requires_grad_(False)`), and `for p in m.parameters():` /
+    `m = Net().requires_grad_(False)`), a copy of one made after (`m_ema =
+    copy.deepcopy(m).eval()`), and `for p in m.parameters():` /
     `for name, p in m.named_parameters():` setting `p.requires_grad = False`
     or calling `p.requires_grad_(False)`. Keyed by variable where one is
     known, so a model frozen in one function says nothing of a namesake in
@@ -3411,7 +3745,8 @@ def _frozen_models(ctx: FileContext) -> set[Binding | str]:
     for node in ctx.nodes_of(cst.Call, cst.Assign, cst.For):
         if type(node) is cst.Call and _freezes(node) is not None:
             frozen.add(_model_key(ctx, unchain_module(_freezes(node))))  # type: ignore[arg-type]
-        elif type(node) is cst.Assign and (_freezes(node.value) is not None or _built_from(node.value, classes)):
+        elif type(node) is cst.Assign and (_freezes(node.value) is not None or _built_from(node.value, classes)
+                                           or _copies_frozen(ctx, node.value, frozen)):
             for target in node.targets:
                 frozen.add(_model_key(ctx, target.target))
         elif type(node) is cst.For:
@@ -3463,6 +3798,14 @@ def _frozen_classes(ctx: FileContext) -> set[str]:
                 frozen.add(name)
                 changed = True
     return frozen
+
+
+def _copies_frozen(ctx: FileContext, value: cst.BaseExpression, frozen: set[Binding | str]) -> bool:
+    """`value` copies a model frozen before it (`copy.deepcopy(G).eval()` of a `G =
+    Net().requires_grad_(False)`): the copy's parameters do not require grad either."""
+    value = unchain_module(value)
+    return type(value) is cst.Call and ctx.qualified_name(value.func) == "copy.deepcopy" and bool(value.args) \
+        and _model_key(ctx, value.args[0].value) in frozen
 
 
 def _built_from(value: cst.BaseExpression, classes: set[str]) -> bool:
@@ -3527,8 +3870,9 @@ def _receiver(ctx: FileContext, call: cst.Call) -> str:
     return ctx.code(call.func.value if type(call.func) is cst.Attribute else call.func)  # type: ignore[attr-defined]
 
 
-def _docstring(statement: cst.BaseStatement) -> bool:
-    """`statement` is a string alone (a function's docstring)."""
-    return (type(statement) is cst.SimpleStatementLine and len(statement.body) == 1
-            and type(statement.body[0]) is cst.Expr
-            and type(statement.body[0].value) in (cst.SimpleString, cst.ConcatenatedString))
+def _statement_call(statement: cst.BaseStatement) -> cst.Call | None:
+    """The call a statement is, alone or bound to names (`run_batch(x, y, False)`,
+    `loss = run_batch(x, y, False)`)."""
+    small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
+    value = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[union-attr]
+    return value if type(value) is cst.Call else None

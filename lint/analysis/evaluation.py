@@ -25,7 +25,7 @@ from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import unpacked
+from trainlint.analysis.dataflow import assignment_targets, unpacked
 from trainlint.analysis.loops import (
     ENABLE_GRAD, NO_GRAD, SET_GRAD_ENABLED, clears_grads, function_grad_mode, is_backward, lexical_grad_mode,
     mode_switch, named_for_an_optimizer, optimizer_name, repeating_loop,
@@ -384,13 +384,10 @@ def _needs_graph(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 def _bound(node: cst.CSTNode) -> set[str]:
     """Names and `self.` attributes an assignment binds."""
-    if type(node) is cst.Assign:
-        targets = [target.target for target in node.targets]
-    elif type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
-        targets = [node.target]  # type: ignore[attr-defined]
-    else:
+    if type(node) not in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
         return set()
-    return {name for target in targets for part in unpacked(target) if (name := dotted_name(part)) is not None}
+    return {name for target in assignment_targets(node) for part in unpacked(target)
+            if (name := dotted_name(part)) is not None}
 
 
 # methods of a module that run no forward, or whose name says what they are

@@ -5,11 +5,23 @@ four closures in a reference cycle on every call: a training script has
 hundreds of strings, and the cyclic collector then walks each set. A string
 with no backslash and no bytes prefix reads the same as its text between the
 quotes.
+
+Also whether a statement is a string literal written alone, as a docstring is.
 """
 
 from __future__ import annotations
 
 import libcst as cst
+
+
+def is_docstring(statement: cst.CSTNode) -> bool:
+    """`statement` is a string literal alone, as a docstring is: an expression statement
+    whose value is one quoted literal of any prefix, bytes included (`"..."`, `b"..."`;
+    not an f-string alone), or literals written side by side (`"a" "b"`, f-strings
+    among them: `"a" f"{x}"`), or a line holding only that."""
+    if type(statement) is cst.SimpleStatementLine:
+        return len(statement.body) == 1 and is_docstring(statement.body[0])
+    return type(statement) is cst.Expr and type(statement.value) in (cst.SimpleString, cst.ConcatenatedString)
 
 
 def string_value(expr: cst.BaseExpression | None) -> str | None:

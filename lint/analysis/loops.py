@@ -26,7 +26,7 @@ from trainlint.analysis.receivers import GRAD_SCALER, OPTIMIZER, SCHEDULER, Bind
 from trainlint.analysis.scopes import (
     _parameters, bound_arguments, dotted_name, head_name, named_scaler, receiver_method,
 )
-from trainlint.analysis.training import code_bodies, method_call, unchain_module
+from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.summaries import STEP
@@ -383,18 +383,53 @@ def train_mode_call(node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None]
     receiver = unchain_module(receiver)  # `model.to(device).train()` sets `model`
     if type(item_container(receiver)) not in (cst.Name, cst.Attribute):
         return None
+    mode = _mode_set(node)
+    return (receiver, mode[0]) if mode is not None else None
+
+
+def _mode_set(node: cst.Call) -> tuple[bool | None] | None:
+    """(on,) of a `.train()` / `.eval()` call: (True,) for `.train()` / `.train(True)`,
+    (False,) for `.eval()` / `.train(False)`, (None,) for `.train(flag)`; None for
+    arguments a module's switch does not take."""
     assert type(node.func) is cst.Attribute
     if node.func.attr.value == "eval":
-        return (receiver, False) if not node.args else None
+        return (False,) if not node.args else None
     if not node.args:
-        return receiver, True
+        return (True,)
     first = node.args[0]
     if len(node.args) > 1 or (first.keyword is not None and first.keyword.value != "mode"):
         return None
     value = first.value
     if type(value) is cst.Name and value.value in ("True", "False"):
-        return receiver, value.value == "True"
-    return receiver, None
+        return (value.value == "True",)
+    return (None,)
+
+
+def built_in_mode(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
+    """(`model`, on) for the `.train()` / `.eval()` call (see `train_mode_call`) that
+    ends the chain building what a plain assignment binds to a name or `self.attr`
+    (`model = Net(...).eval()`, `model = Net(...).to(device).eval()`, `model =
+    load(path).eval().to(device)`): the module bound there is switched as it is built.
+    None where a later `.train()` / `.eval()` of the chain sets the mode instead, or the
+    chain starts from a name (`train_mode_call` tells that one)."""
+    receiver = method_call(node, "train", "eval")
+    if receiver is None or type(node) is not cst.Call or type(unchain_module(receiver)) is not cst.Call:
+        return None
+    built: cst.CSTNode = node
+    while type(parent := ctx.parent(built)) is cst.Attribute and parent.value is built:  # type: ignore[union-attr]
+        call = ctx.parent(parent)  # type: ignore[arg-type]
+        if type(call) is not cst.Call or call.func is not parent or method_call(call, *MODULE_CHAIN) is None:
+            return None
+        if parent.attr.value in ("train", "eval"):  # type: ignore[union-attr]
+            return None
+        built = call
+    assign = ctx.parent(built)
+    if type(assign) is not cst.Assign or assign.value is not built or len(assign.targets) != 1 \
+            or type(assign.targets[0].target) not in (cst.Name, cst.Attribute):
+        return None
+    callee = ctx.local_callee(node)  # a class of the file's own `eval()` may compute metrics
+    mode = _mode_set(node) if callee is None or _calls_super(callee) else None
+    return (assign.targets[0].target, mode[0]) if mode is not None else None
 
 
 def item_container(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -749,43 +784,6 @@ def repeating_loop(ctx: FileContext, node: cst.CSTNode) -> Loop | None:
             return None
         child, below = ancestor, child
     return None
-
-
-# builtins that run the generator expression they are handed to the end, there and then
-_CONSUMERS = frozenset({"sum", "list", "tuple", "set", "frozenset", "sorted", "dict", "max", "min", "any", "all"})
-
-
-def runs_where_written(ctx: FileContext, node: cst.CSTNode) -> bool:
-    """Whether what `node`'s own function (or module code) writes around it runs there:
-    no generator expression around it (its first iterable aside) is handed on, bound,
-    returned or yielded, whose items run wherever, and under whatever grad mode, it is
-    consumed (`consume(model(x) for x in loader)`); each is consumed in place, by a
-    builtin such as `sum(...)` or `list(...)` (not rebound), a `for` or another
-    comprehension's iterable. Other comprehensions run where written."""
-    child, below = node, node
-    for ancestor in ctx.ancestors(node):
-        kind = type(ancestor)
-        if kind in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            return True
-        if kind is cst.GeneratorExp and not (child is ancestor.for_in and below is ancestor.for_in.iter) \
-                and not _consumed_in_place(ctx, ancestor):  # type: ignore[attr-defined]
-            return False
-        child, below = ancestor, child
-    return True
-
-
-def _consumed_in_place(ctx: FileContext, generator: cst.GeneratorExp) -> bool:
-    """`generator` is iterated where it is written: the first argument of a builtin that
-    consumes it (`sum(...)`, `max(..., key=...)`), or the iterable of a `for` or of a comprehension."""
-    parent = ctx.parent(generator)
-    if type(parent) in (cst.For, cst.CompFor):
-        return parent.iter is generator  # type: ignore[attr-defined]
-    if type(parent) is not cst.Arg or parent.keyword is not None or parent.star:
-        return False
-    call = ctx.parent(parent)
-    func = call.func if type(call) is cst.Call else None  # type: ignore[attr-defined]
-    return (type(func) is cst.Name and func.value in _CONSUMERS and call.args[0] is parent  # type: ignore[attr-defined]
-            and ctx.receivers.binding(func) is None and ctx.qualified_name(func) in (None, f"builtins.{func.value}"))
 
 
 def loop_body(loop: Loop) -> cst.CSTNode:

@@ -192,6 +192,7 @@ class Receivers:
             if kind is not None:
                 self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         self._self_attributes: dict[cst.ClassDef, set[str]] = {}
+        self._spellings: dict[str, list[cst.Name | cst.Attribute]] | None = None  # see `spelled`
         for target in _assignment_targets(ctx):
             root, attributes = _attribute_path(target)
             cls = self._class_of_self(root) if root is not None and attributes else None
@@ -203,6 +204,9 @@ class Receivers:
         self._assigned = [
             (binding, value) for target, value in self._pairs if (binding := self.binding(target)) is not None
         ]
+        self._values_of: dict[Binding, list[cst.BaseExpression]] = {}  # the same, by variable (see `assigned`)
+        for binding, value in self._assigned:
+            self._values_of.setdefault(binding, []).append(value)
         # `g_sched, d_sched = build_schedulers(...)`: (variable, call, position)
         self._unpacked = [
             (binding, value, index) for target, value in self._pairs
@@ -242,7 +246,7 @@ class Receivers:
 
     def assigned(self, binding: Binding) -> list[cst.BaseExpression]:
         """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
-        return [value for bound, value in self._assigned if bound == binding]
+        return list(self._values_of.get(binding, ()))
 
     def only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
         """The values `binding` is assigned, when plain assignments to it (`name = value`,
@@ -250,10 +254,8 @@ class Receivers:
         comprehension or `with ... as` target, tuple unpacking, `global`, walrus, `del`,
         import or augmented assignment; None otherwise (it may hold anything)."""
         kinds = (cst.Name, cst.Attribute) if binding.name.startswith("self.") else (cst.Name,)
-        last = binding.name.rpartition(".")[2]
-        for node in self.ctx.nodes_of(*kinds):
-            named = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
-            if named != last or self.binding(node) != binding:  # type: ignore[arg-type]
+        for node in self.spelled(binding.name.rpartition(".")[2]):
+            if type(node) not in kinds or self.binding(node) != binding:
                 continue
             part, parent = node, self.ctx.parent(node)
             while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
@@ -263,6 +265,17 @@ class Receivers:
                     type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
                 return None  # bound otherwise than by a plain `name = value`
         return self.assigned(binding) or None
+
+    def spelled(self, name: str) -> list[cst.Name | cst.Attribute]:
+        """The names of the file that spell `name`, and the attributes so named (`x.name`,
+        whose `name` is one of the names too), in the order of the tree's nodes: indexed
+        once per file, as each variable asked about reads the nodes of one name."""
+        if self._spellings is None:
+            self._spellings = {}
+            for node in self.ctx.nodes_of(cst.Name, cst.Attribute):
+                spelling = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
+                self._spellings.setdefault(spelling, []).append(node)  # type: ignore[arg-type]
+        return self._spellings.get(name, [])
 
     def aliases(self, binding: Binding) -> set[Binding]:
         """`binding` and the variables that hold the same object: bound with it in one

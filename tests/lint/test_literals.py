@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import is_docstring, string_value
 
 _PREFIXES = ["", "r", "R", "u", "U", "b", "B", "rb", "Br"]
 _QUOTES = ["'", '"', "'''", '"""']
@@ -120,3 +120,17 @@ def test_a_constant_given_to_a_guard_fails_it_as_python_does(source: str, fails:
     except TypeError:
         python_passes = False
     assert python_passes is not fails
+
+
+@pytest.mark.parametrize(("source", "alone"), [
+    ('"""Doc."""\n', True),
+    ('b"raw"\n', True),
+    ('"a" "b"\n', True),
+    ('"a" f"{x}"\n', True),
+    ('f"{x}"\n', False),
+    ('"a"; x = 1\n', False),
+    ('x = "a"\n', False),
+])
+def test_a_string_literal_alone_reads_as_a_docstring(source: str, alone: bool) -> None:
+    statement = cst.parse_module(source).body[0]
+    assert is_docstring(statement) is alone
