@@ -1,7 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
-from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
+from trainlint.analysis.dataflow import assignment_targets, dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
@@ -1683,7 +1683,7 @@ class ZeroGradBeforeStep(Rule):
         filled = filled or any(
             type(target) is cst.Subscript and receivers.binding(_subscripted(target)) == binding
             for node in (*self.ctx.nodes_of(cst.Assign), *self.ctx.nodes_of(cst.AugAssign))
-            for target in ([t.target for t in node.targets] if type(node) is cst.Assign else [node.target]))  # type: ignore[attr-defined]
+            for target in assignment_targets(node))
         return expr if filled else values[0]
 
     def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
