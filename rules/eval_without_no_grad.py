@@ -32,7 +32,7 @@ from trainlint.analysis.phases import (
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import (
-    argument_slots, binding_scope, bound_arguments, decorated, dotted_name, handed_receiver, receiver_method,
+    argument_slots, binding_scope, bound_arguments, decorated, dotted_name, handed_receiver, head_name, receiver_method,
 )
 from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
 from trainlint.analysis.walk import iter_nodes
@@ -1460,6 +1460,21 @@ class EvalWithoutNoGrad(Rule):
         "def snapshots(grid_z, device):\n"
         "    G = Generator().to(device)\n"
         "    G_ema = copy.deepcopy(G).eval()\n"
+        "    for z in grid_z:\n"
+        "        print(G_ema(z).mean().item())  # expect: TL406\n",
+        # a model in eval mode as built, then compiled (the same module), and a copy of a
+        # frozen model whose chain turns gradients on again
+        "import copy\n"
+        "import torch\n"
+        "from models import Generator, Net\n"
+        "def run(loader, device):\n"
+        "    model = Net().eval()\n"
+        "    model = torch.compile(model.to(device))\n"
+        "    for x in loader:\n"
+        "        print(model(x).mean().item())  # expect: TL406\n"
+        "def snapshots(grid_z, device):\n"
+        "    G = Generator().requires_grad_(False).to(device)\n"
+        "    G_ema = copy.deepcopy(G).requires_grad_(True).eval()\n"
         "    for z in grid_z:\n"
         "        print(G_ema(z).mean().item())  # expect: TL406\n",
     )
@@ -2947,6 +2962,32 @@ class EvalWithoutNoGrad(Rule):
         "    G_ema = copy.deepcopy(G).eval()\n"
         "    for z in grid_z:\n"
         "        print(G_ema(z).mean().item())\n",
+        # a class of the file's own `eval()` built and switched in one chain (no module),
+        # and a name bound to a fresh model after one built in eval mode: nothing shows it in
+        # eval mode
+        "import torch\n"
+        "from models import Net\n"
+        "class Metric:\n"
+        "    def eval(self):\n"
+        "        return self\n"
+        "    def __call__(self, x):\n"
+        "        return x.sum()\n"
+        "def score(loader):\n"
+        "    metric = Metric().eval()\n"
+        "    for x in loader:\n"
+        "        print(metric(x))\n"
+        "def run(loader, device):\n"
+        "    model = Net().eval()\n"
+        "    model = Net().to(device)\n"
+        "    for x in loader:\n"
+        "        loss = model(x).mean()\n"
+        "        print(loss.item())\n"
+        "def again(loader):\n"
+        "    model = Net()\n"
+        "    model.eval()\n"
+        "    model = Net()\n"
+        "    for x in loader:\n"
+        "        print(model(x).mean().item())\n",
     )
 
     def finish(self) -> None:
@@ -3185,6 +3226,8 @@ class EvalWithoutNoGrad(Rule):
         calls of something that is switched by them somewhere in the file."""
         if self._switch(node) is not None or node in self._left:
             return True
+        if type(node) is cst.Assign:
+            return any(_last_name(target) in self._switched for target in assignment_targets(node))
         return type(node) is cst.Call and (
             any(_last_name(f) in self._switched for f in self._models_called(node.func))
             # a function of the file handed such a model (`forward(model, x)`)
@@ -3194,6 +3237,19 @@ class EvalWithoutNoGrad(Rule):
             or (self._forwarding and self._evaluating(node, "forwards") is not None)
             # a function of another module that runs the forward of what it is handed
             or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
+
+    def _bound_anew(self, assign: cst.Assign) -> frozenset[str]:
+        """The models (as written) `assign` binds to something else, whose mode the file does
+        not show (`model = Net()`, `model = load(path)`): not one switched as it is built
+        (`model = Net().eval()`), nor one made of the model itself (`model =
+        model.to(device)`, `model = torch.compile(model)`)."""
+        nodes = list(iter_nodes(assign.value))
+        if any(type(node) is cst.Call and built_in_mode(self.ctx, node) is not None for node in nodes):
+            return frozenset()
+        read = {node.value for node in nodes if type(node) is cst.Name}
+        return frozenset(self.ctx.code(target) for target in assignment_targets(assign)
+                         if type(target) in (cst.Name, cst.Attribute)
+                         and (head := head_name(target)) is not None and head.value not in read)
 
     def _switch(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, bool | None] | None:
         """`mode_switch`, or the switch of a module as it is built and bound (see
@@ -3208,6 +3264,8 @@ class EvalWithoutNoGrad(Rule):
         evaluated = self._left.get(node)
         if evaluated:
             return facts | frozenset(evaluated)
+        if type(node) is cst.Assign:
+            return facts - self._bound_anew(node)
         if type(node) is cst.Call and facts:
             callee = self.ctx.local_callee(node)
             if callee is not None:
@@ -3802,7 +3860,13 @@ def _frozen_classes(ctx: FileContext) -> set[str]:
 
 def _copies_frozen(ctx: FileContext, value: cst.BaseExpression, frozen: set[Binding | str]) -> bool:
     """`value` copies a model frozen before it (`copy.deepcopy(G).eval()` of a `G =
-    Net().requires_grad_(False)`): the copy's parameters do not require grad either."""
+    Net().requires_grad_(False)`): the copy's parameters do not require grad either,
+    unless the chain turns them on again (`.requires_grad_()`, `.requires_grad_(True)`)."""
+    link = value
+    while (receiver := method_call(link, *MODULE_CHAIN)) is not None:
+        if method_call(link, "requires_grad_") is not None and not _freezes(link):
+            return False
+        link = receiver
     value = unchain_module(value)
     return type(value) is cst.Call and ctx.qualified_name(value.func) == "copy.deepcopy" and bool(value.args) \
         and _model_key(ctx, value.args[0].value) in frozen
@@ -3876,3 +3940,4 @@ def _statement_call(statement: cst.BaseStatement) -> cst.Call | None:
     small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
     value = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[union-attr]
     return value if type(value) is cst.Call else None
+

@@ -427,7 +427,10 @@ def built_in_mode(ctx: FileContext, node: cst.CSTNode) -> tuple[cst.BaseExpressi
     if type(assign) is not cst.Assign or assign.value is not built or len(assign.targets) != 1 \
             or type(assign.targets[0].target) not in (cst.Name, cst.Attribute):
         return None
-    callee = ctx.local_callee(node)  # a class of the file's own `eval()` may compute metrics
+    built_class = ctx.local_class(unchain_module(receiver).func)  # type: ignore[attr-defined]
+    if built_class is not None and (not built_class.bases or _method_of(built_class, node.func.attr.value)):  # type: ignore[attr-defined]
+        return None  # a class of the file's own: no module, or an `eval()` that computes metrics
+    callee = ctx.local_callee(node)
     mode = _mode_set(node) if callee is None or _calls_super(callee) else None
     return (assign.targets[0].target, mode[0]) if mode is not None else None
 
@@ -477,6 +480,12 @@ def _own_method(ctx: FileContext, receiver: cst.BaseExpression, name: str) -> cs
         return None
     body = classes[0].body.body if type(classes[0].body) is cst.IndentedBlock else ()  # type: ignore[attr-defined]
     return next((s for s in body if type(s) is cst.FunctionDef and s.name.value == name), None)
+
+
+def _method_of(owner: cst.ClassDef, name: str) -> bool:
+    """`owner` defines a method `name` of its own that does not call its base class's."""
+    body = owner.body.body if type(owner.body) is cst.IndentedBlock else ()
+    return any(type(s) is cst.FunctionDef and s.name.value == name and not _calls_super(s) for s in body)
 
 
 def _calls_super(function: cst.FunctionDef) -> bool:
