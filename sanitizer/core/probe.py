@@ -218,6 +218,7 @@ class StepProbe:
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     loss_calls: list[LossCall | None] = field(default_factory=list)  # of `losses`: the call that made each
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
+    eval_mode_site: str | None = None  # where that forward was called
     # modules called in eval mode with gradients on, each with the outermost module it ran in
     eval_called: dict[Any, Any] = field(default_factory=dict)
     # weak references to the models called outermost without gradients (a teacher, an EMA copy)
@@ -384,6 +385,7 @@ class StepRecord:
     loss_kinds: list[str | None] = field(default_factory=list)
     loss_calls: list[LossCall | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
+    eval_mode_site: str | None = None  # where its forward was called
     # the modules the step's forwards called in eval mode, each with the outermost module
     # it ran in (None: not known)
     eval_called: Any = None

@@ -56,6 +56,7 @@ class ForwardTracer:
         self.saw_forward = False
         self.training_mode: bool | None = None  # of the latest outermost call of a model (not a loss) with gradients
         self._model: weakref.ref[nn.Module] | None = None  # that model
+        self._eval_mode_site: str | None = None  # where that call was made, when it ran in eval mode
         self._session = session
         self._trace = trace
         self._listeners = listeners
@@ -188,14 +189,19 @@ class ForwardTracer:
                 models.append(weakref.ref(module))  # where a non-finite loss may come from
             return
         probe = self._session.probe
+        first = probe.model_site is None
+        if first or not (loss_module or module.training):
+            site = site or locations.user_site()
+        if first:
+            probe.model_site = site
         if not loss_module:
             self.training_mode = module.training
             self._model = weakref.ref(module)
+            # the step's first call may be a validation pass run with gradients on (no
+            # torch.no_grad): the call a training loss came from is the latest one
+            self._eval_mode_site = None if module.training else site
             if batch is not None:
                 probe.batch_sizes.append(batch.shape[0])
-        first = probe.model_site is None
-        if first:
-            probe.model_site = site or locations.user_site()
         if not loss_module:
             self._session.measure_buffers(module)
             self._session.fp16 = self._session.fp16 or _autocast_fp16()
@@ -296,6 +302,10 @@ class ForwardTracer:
     def model_in_eval_mode(self) -> nn.Module | None:
         """The model of the latest outermost call, if that call ran in eval mode."""
         return self._model() if self._model is not None and self.training_mode is False else None
+
+    def eval_mode_site(self) -> str | None:
+        """Where the latest outermost call was made, if it ran in eval mode."""
+        return self._eval_mode_site if self.training_mode is False else None
 
     @staticmethod
     def _remember(t: _ThreadCalls, tensor: torch.Tensor) -> None:

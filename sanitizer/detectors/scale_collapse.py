@@ -47,7 +47,9 @@ class ScaleCollapseDetector(Detector):
                       extra={"initial_scale": self.initial_scale, "skipped_steps": self.skipped})
 
     def _reason(self, record: StepRecord) -> str | None:
-        if record.scale < SCALE_FLOOR:
+        if record.scale < SCALE_FLOOR and record.scale < self.initial_scale:
+            # a scale set below 1 from the start has not collapsed: what it does to the
+            # gradients (flushed to zero in fp16) is grad_underflow's to tell
             return "the loss scale fell below 1"
         if self.skipped_in_a_row >= SKIPS_IN_A_ROW:
             return f"GradScaler skipped {self.skipped_in_a_row} steps in a row"

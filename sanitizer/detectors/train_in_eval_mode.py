@@ -85,14 +85,14 @@ class TrainInEvalModeDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.partial:
             return
-        model = record.model_in_eval_mode
+        model, site = record.model_in_eval_mode, record.eval_mode_site
         if model is not None:
             model = _judged(model, sink)
         if model is not None and not self._steps_it(model, record):
             model = None  # the loss came through it, but the optimizer that steps holds none of it
         if model is None and self.first_step is None:
             self._learn_frozen_on_purpose(record, sink)
-            model = self._stepped_in_eval_mode(record, sink)
+            model, site = self._stepped_in_eval_mode(record, sink), None
         if model is None:
             return
         if self.first_step is not None:
@@ -120,7 +120,7 @@ class TrainInEvalModeDetector(Detector):
         sink.emit("train_in_eval_mode", record.step,
                   f"the optimizer steps a model in eval mode: its {types} {'behaves' if len(frozen) == 1 else 'behave'} as at inference "
                   f"({effects}); call model.train() before training",
-                  module=names[0], where=record.model_site, extra={"modules": names[:MAX_LISTED]})
+                  module=names[0], where=site or record.model_site, extra={"modules": names[:MAX_LISTED]})
 
 
     @staticmethod

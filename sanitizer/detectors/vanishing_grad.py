@@ -45,6 +45,7 @@ class _Track:
         self.early_norms: list[float] = []
         self.early_losses: list[float] = []
         self.collapsed_in_a_row = 0
+        self.collapsed_since: int | None = None  # the step the current run of collapsed steps began at
         self.previous_norm: float | None = None
         self.sudden = False  # the current run of collapsed steps began with a sudden drop
         self.previous_loss: float | None = None
@@ -125,14 +126,28 @@ class VanishingGradDetector(Detector):
         collapsed = norm == 0.0 or norm < TINY_NORM or norm < COLLAPSE * reference
         track.follow(norm, loss, collapsed)
         track.collapsed_in_a_row = track.collapsed_in_a_row + 1 if collapsed and track.stalled(loss) else 0
+        if track.collapsed_in_a_row == 1:
+            track.collapsed_since = record.step
         if track.collapsed_in_a_row >= STEPS_IN_A_ROW and not self.reported:
             self.reported = True
             whose = f" of {optimizer_words(record, sink)}" if len(self._tracks) > 1 else ""
-            # a reference as small (the first steps collapsed too) compares with nothing
-            early = f" (early steps: {reference:.3g})" if reference > max(norm, TINY_NORM) else " since its first steps"
+            early = _before_the_collapse(track, reference, norm)
             sink.emit("vanishing_grad", record.step,
                       f"global gradient norm{whose} is {norm:.3g}{early} "
                       f"for {track.collapsed_in_a_row} steps in a row while the loss stays at {loss:.4g}"
                       if loss is not None else
                       f"global gradient norm{whose} is {norm:.3g}{early}",
                       value=norm, extra={"baseline": reference})
+
+
+def _before_the_collapse(track: _Track, reference: float, norm: float) -> str:
+    """What the collapsed norm is compared with: the early steps' median; when that is
+    as small (most of the early steps collapsed too), the step the collapse began at and
+    the largest norm before it (a first update that blew the weights out and saturated
+    the model), or nothing when the norm was never larger."""
+    if reference > max(norm, TINY_NORM):
+        return f" (early steps: {reference:.3g})"
+    before = max(track.early_norms[:track.steps - track.collapsed_in_a_row], default=0.0)  # this optimizer's
+    if before > max(norm, TINY_NORM):
+        return f" since step {track.collapsed_since} (largest before it: {before:.3g})"
+    return " since its first steps"

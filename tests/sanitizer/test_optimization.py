@@ -13,7 +13,8 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               ("vanishing_grad.py", "converged"), ("vanishing_grad.py", "plateau"), ("vanishing_grad.py", "warm"),
               ("vanishing_grad.py", "float64"), ("vanishing_grad.py", "tiny"), ("vanishing_grad.py", "deep"), ("probe_pass.py", "probe"), ("probe_pass.py", "sam"),
               ("probe_pass.py", "microbatch"), ("probe_pass.py", "by_hand"),
-              ("scaler_no_update.py",),
+              ("scaler_no_update.py",), ("loss_scale_setting.py", "--init-scale", "1e-12"),
+              ("loss_scale_setting.py", "--init-scale", "0.25"), ("click_through.py",), ("click_through.py", "--lr", "1000"),
               ("wrapped_optimizer.py",), ("wrapped_optimizer.py", "retry"), ("wrapped_optimizer.py", "subclass"), ("clip_order.py", "healthy"),
               ("clip_order.py", "bug"), ("clip_order.py", "late"), ("clip_order.py", "measure"),
               ("clip_order.py", "second"), ("clip_order.py", "listed"),
@@ -182,6 +183,38 @@ def test_scale_collapse_under_fp16_overflow(script_runs: ScriptRuns) -> None:
     assert run.report["skipped_steps"] == 25
     assert run.report["detectors"]["nonfinite"]["overflow_skipped_steps"] == 25
     assert run.report["series"]["loss_scale"][:3] == [1024.0, 512.0, 256.0]
+
+
+def test_a_loss_scale_set_tiny_is_underflow_not_collapse(script_runs: ScriptRuns) -> None:
+    """A GradScaler started at 1e-12: nothing overflowed, no step was skipped, the scale
+    never fell; the fp16 gradients all flush to zero. The cause named is the underflow,
+    with its advice (a larger loss scale), not a collapse under overflow (use bf16)."""
+    run = script_runs.get("loss_scale_setting.py", "--init-scale", "1e-12")
+    assert run.events("scale_collapse") == []
+    problem = run.report["summary"]["problems"][0]
+    assert problem["kind"] == "grad_underflow" and "larger loss scale" in problem["advice"], problem
+
+
+def test_a_loss_scale_set_below_one_that_gradients_survive_is_quiet(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("loss_scale_setting.py", "--init-scale", "0.25")
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
+
+
+def test_a_gradient_killed_by_the_first_update_is_dated_from_it(script_runs: ScriptRuns) -> None:
+    """A CTR model at lr 1000: step 1's gradient is ordinary, the update saturates the
+    sigmoid and every later gradient is 0. The collapse is dated from step 2, against the
+    norm before it, not said to have been there since the first steps."""
+    run = script_runs.get("click_through.py", "--lr", "1000")
+    assert run.first("divergence")["step"] == 2
+    message = run.first("vanishing_grad")["message"]
+    assert message.startswith("global gradient norm is 0 since step 2 (largest before it: "), message
+
+
+def test_a_click_through_model_at_its_rate_is_quiet(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("click_through.py")
+    assert run.returncode == 0, run.stderr
+    assert run.events() == [], run.events()
 
 
 def test_fp16_without_loss_scaling_underflows(script_runs: ScriptRuns) -> None:

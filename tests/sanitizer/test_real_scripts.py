@@ -20,6 +20,7 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("complex_filter.py", "--dtype", dtype) for dtype in COMPLEX_DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("eval_mode_left_on.py", "--functional"),
+    ("eval_mode_left_on.py", "--grad-validation"),
     ("embedding_methods.py",), ("embedding_methods.py", "--frozen-bn"),
     ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
@@ -40,7 +41,8 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               ("complex_filter.py", "--nan-input", "10"), ("mixup_likelihood.py", "--corrupt-step", "40"),
               ("policy_gradient.py", "--multinomial"), ("drawn_feedback.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
-              ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("warmup_blowup.py", "--peak-lr", "3"),
+              ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("eval_mode_left_on.py", "--bug", "--grad-validation"),
+              ("warmup_blowup.py", "--peak-lr", "3"),
               ("embedding_methods.py", "--bug"), ("embedding_methods.py", "--bug", "--frozen-bn"),
               ("plain", "embedding_methods.py", "--bug"), ("plain", "embedding_methods.py", "--bug", "--frozen-bn"),
               ("plain", "embedding_methods.py", "--frozen-bn"),
@@ -176,6 +178,15 @@ def test_training_left_in_eval_mode(script_runs: ScriptRuns) -> None:
     assert events[0]["severity"] == "warning"
     assert set(events[0]["modules"]) == {"features.1", "features.5", "dropout"}
     assert "model.train()" in events[0]["message"]
+
+
+def test_training_left_in_eval_mode_points_at_the_training_call(script_runs: ScriptRuns) -> None:
+    """The validation runs with gradients on: its model call comes first after each step,
+    and the call a training loss came from is the later one in the training loop."""
+    run = script_runs.get("eval_mode_left_on.py", "--bug", "--grad-validation")
+    events = run.events("train_in_eval_mode")
+    training_call = line_of("eval_mode_left_on.py", "loss = criterion(model(images), labels)")
+    assert [(e["step"], e["where"]) for e in events] == [(9, f"eval_mode_left_on.py:{training_call}")], events
 
 
 def test_training_left_in_eval_mode_names_no_norm_frozen_on_purpose(script_runs: ScriptRuns) -> None:

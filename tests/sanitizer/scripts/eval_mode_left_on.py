@@ -6,8 +6,12 @@ in eval mode. Expected: train_in_eval_mode at the first step of epoch 2 (step 9)
 purpose (a fine-tuning habit): nothing to report; with `--bug`, only the
 dropout's eval mode is a mistake. `--functional`: a model
 without dropout or batch-norm layers, whose own code applies dropout as a
-function, `F.dropout(h, p, training=self.training)` (graph networks' habit)."""
+function, `F.dropout(h, p, training=self.training)` (graph networks' habit).
+`--grad-validation`: the validation pass runs with gradients on (no
+`torch.no_grad()`, an old habit): the first model call of each step's window is
+then the validation's, and the training call of the step comes after it."""
 import argparse
+import contextlib
 
 import torch
 import torch.nn.functional as F
@@ -52,10 +56,10 @@ class FunctionalStripeNet(nn.Module):
         return self.classifier(h)
 
 
-def evaluate(model: nn.Module, loader: DataLoader, criterion: nn.Module) -> float:
+def evaluate(model: nn.Module, loader: DataLoader, criterion: nn.Module, grad: bool) -> float:
     model.eval()
     total, batches = 0.0, 0
-    with torch.no_grad():
+    with contextlib.nullcontext() if grad else torch.no_grad():
         for images, labels in loader:
             total += criterion(model(images), labels).item()
             batches += 1
@@ -67,6 +71,7 @@ def main() -> None:
     parser.add_argument("--bug", action="store_true")
     parser.add_argument("--frozen-bn", action="store_true")
     parser.add_argument("--functional", action="store_true")
+    parser.add_argument("--grad-validation", action="store_true")
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args()
     torch.manual_seed(0)
@@ -89,7 +94,7 @@ def main() -> None:
             loss = criterion(model(images), labels)
             loss.backward()
             optimizer.step()
-        print(f"epoch {epoch}: train {loss.item():.3f} val {evaluate(model, val_loader, criterion):.3f}")
+        print(f"epoch {epoch}: train {loss.item():.3f} val {evaluate(model, val_loader, criterion, args.grad_validation):.3f}")
 
 
 if __name__ == "__main__":
