@@ -2,15 +2,16 @@ from typing import Iterable
 
 import libcst as cst
 
-from trainlint.analysis.backward_losses import computed_here, function_flags, given_slots, runs_when
+from trainlint.analysis.backward_losses import backward_target, computed_here, function_flags, given_slots, runs_when
 from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only
+from trainlint.context import FileContext
 from trainlint.rule import Rule
-from trainlint.summaries import needs_through
+from trainlint.summaries import Summary, needs_through
 
 # Loss-scaling helpers that wrap a GradScaler (timm's NativeScaler, apex's
 # `amp.scale_loss`, a project's `loss_scaler(...)`) are recognised by name: a
@@ -104,7 +105,8 @@ class Fp16WithoutGradScaler(Rule):
     followed. A function of the file called in a float16 block that computes
     a loss and back-propagates it itself (an L-BFGS `closure()` run as `with
     torch.autocast(..., dtype=torch.float16): return closure()`) is reported
-    at that backward, where the call's constant arguments (or the defaults it
+    at that backward (a tensor's own: `accelerator.backward(loss)` or a
+    DeepSpeed engine's scales the loss itself in a float16 run), where the call's constant arguments (or the defaults it
     leaves) let it run and the function has no autocast of its own; what that
     function calls in turn, and a function of another module, are not
     followed. A dtype
@@ -1013,6 +1015,28 @@ class Fp16WithoutGradScaler(Rule):
         "            return closure()\n"
         "\n"
         "    optimizer.step(half_closure)\n",
+        # a step helper run under float16 autocast hands its loss to a runner that scales it in
+        # float16 runs (Accelerate, DeepSpeed)
+        "import torch\n"
+        "\n"
+        "\n"
+        "def step(model, x, opt, accelerator):\n"
+        "    loss = model(x).mean()\n"
+        "    accelerator.backward(loss)\n"
+        "    opt.step()\n"
+        "\n"
+        "\n"
+        "def engine_step(model_engine, x):\n"
+        "    loss = model_engine(x).mean()\n"
+        "    model_engine.backward(loss)\n"
+        "    model_engine.step()\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, accelerator, model_engine):\n"
+        "    for x in loader:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            step(model, x, opt, accelerator)\n"
+        "            engine_step(model_engine, x)\n",
     )
 
     def finish(self) -> None:
@@ -1091,27 +1115,20 @@ class Fp16WithoutGradScaler(Rule):
         """A function of the file called in the float16 `block` that computes a loss and
         back-propagates it itself (L-BFGS's `closure()`, run as `with torch.autocast(...,
         dtype=torch.float16): return closure()`): its whole body runs under the autocast.
-        Reported at that backward, where the call lets it run (see `computed_backwards`)
-        and the callee has no autocast of its own, which may set another dtype."""
+        Reported at that backward, unless the callee has an autocast of its own (which may
+        set another dtype) or scales the loss."""
         ctx = self.ctx
         for call in only(ctx.own_nodes(block.body), cst.Call):
             callee = ctx.local_callee(call)
             summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
             if callee is None or summary is None or not summary.computed_backwards:
                 continue
-            own = ctx.own_nodes(callee.body)
-            if any(with_precision(ctx, node) is not None for node in only(own, cst.With)):
+            if any(with_precision(ctx, node) is not None for node in only(ctx.own_nodes(callee.body), cst.With)):
                 continue
             if self._unit_scales_the_loss(callee.body) or self._scales_the_loss(ctx.subtree(callee)):
                 continue
-            flags = function_flags(ctx, callee, summary.params)
-            given = given_slots(call, {}, ctx)  # type: ignore[arg-type]
-            for node in only(own, cst.Call):
-                if not is_backward(node) or scaled_backward_scaler(node) is not None:
-                    continue
-                needs = runs_when(ctx, node, flags) if computed_here(ctx, node, None) else None
-                if needs is not None and needs_through(summary, given, needs) == ():
-                    self.report(node, _CALLED_UNDER.format(ctx.code(call.func)))  # type: ignore[attr-defined]
+            for backward in _backwards_run_by(ctx, call, callee, summary):  # type: ignore[arg-type]
+                self.report(backward, _CALLED_UNDER.format(ctx.code(call.func)))  # type: ignore[attr-defined]
 
     def _returns_float16(self, node: cst.CSTNode) -> bool:
         """An assignment's value, or a backward's receiver, calls a function of the project
@@ -1170,6 +1187,25 @@ _CALLED_UNDER = (
     "float16 autocast, so small gradients underflow to zero; scale the loss with "
     "`torch.amp.GradScaler` or use bfloat16"
 )
+
+def _backwards_run_by(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, summary: Summary) -> list[cst.Call]:
+    """The `.backward()` calls of `callee` on a tensor it computes, with no grad mode of its
+    own, that `call` lets run: its constant arguments, or the defaults it leaves, take the
+    `if flag:` around each (see `Summary.computed_backwards`). A tensor's own backward only:
+    `accelerator.backward(loss)` / `engine.backward(loss)` scale the loss themselves in a
+    float16 run."""
+    flags = function_flags(ctx, callee, summary.params)
+    given = given_slots(call, {}, ctx)
+    found = []
+    for node in only(ctx.own_nodes(callee.body), cst.Call):
+        receiver = method_call(node, "backward")
+        if not is_backward(node) or backward_target(node) is not receiver or scaled_backward_scaler(node) is not None:
+            continue
+        needs = runs_when(ctx, node, flags) if computed_here(ctx, node, None) else None
+        if needs is not None and needs_through(summary, given, needs) == ():
+            found.append(node)
+    return found
+
 
 # what runs on some paths only: the arm of an `if` (its body or `else:`), a handler,
 # a case, a loop's body
