@@ -2,13 +2,16 @@ from typing import Iterable
 
 import libcst as cst
 
-from trainlint.analysis.backward_losses import given_slots
+from trainlint.analysis.backward_losses import backward_target, computed_here, function_flags, given_slots, runs_when
+from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
 from trainlint.analysis.scopes import dotted_name
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only
+from trainlint.context import FileContext
 from trainlint.rule import Rule
+from trainlint.summaries import Summary, needs_through
 
 # Loss-scaling helpers that wrap a GradScaler (timm's NativeScaler, apex's
 # `amp.scale_loss`, a project's `loss_scaler(...)`) are recognised by name: a
@@ -99,6 +102,13 @@ class Fp16WithoutGradScaler(Rule):
     is not followed). A value computed from a name assigned under another
     test (`if amp is False: return ...` above the block, `enabled=cfg.amp`)
     is not followed. Autocast applied as a decorator on `forward` is not
+    followed. A function of the file called in a float16 block that computes
+    a loss and back-propagates it itself (an L-BFGS `closure()` run as `with
+    torch.autocast(..., dtype=torch.float16): return closure()`) is reported
+    at that backward (a tensor's own: `accelerator.backward(loss)` or a
+    DeepSpeed engine's scales the loss itself in a float16 run), where the call's constant arguments (or the defaults it
+    leaves) let it run and the function has no autocast of its own; what that
+    function calls in turn, and a function of another module, are not
     followed. A dtype
     chosen at run time among values that include float16 counts as float16:
     a command-line flag whose `choices` include it (`getattr(torch,
@@ -490,6 +500,38 @@ class Fp16WithoutGradScaler(Rule):
         "        opt.zero_grad()\n"
         "        step(model, x, y, amp=USE_AMP).backward()  # expect: TL103\n"
         "        opt.step()\n",
+        # an L-BFGS closure of a physics-informed net, run by another under float16 autocast:
+        # its own loss and backward are computed there; a step helper called under autocast too
+        "import torch\n"
+        "\n"
+        "\n"
+        "def fit(net, points, optimizer, mixed):\n"
+        "    def closure():\n"
+        "        optimizer.zero_grad()\n"
+        "        residual = net(points).pow(2).mean()\n"
+        "        residual.backward()  # expect: TL103\n"
+        "        return residual\n"
+        "\n"
+        "    def half_closure():\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "            return closure()\n"
+        "\n"
+        "    for _ in range(500):\n"
+        "        optimizer.step(half_closure if mixed else closure)\n"
+        "\n"
+        "\n"
+        "def train_step(model, x, opt, update=True):\n"
+        "    loss = model(x).mean()\n"
+        "    if update:\n"
+        "        loss.backward()  # expect: TL103\n"
+        "        opt.step()\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            train_step(model, x, opt)\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -907,6 +949,94 @@ class Fp16WithoutGradScaler(Rule):
         "        step(model, x, y, amp=USE_AMP).backward()\n"
         "        step(model, x, y, amp=FAST).backward()\n"
         "        opt.step()\n",
+        # functions back-propagating under autocast that need no scaler: under bfloat16; with an
+        # autocast of their own switched off around the loss; a backward the call's flag skips;
+        # a loss handed in, computed in float32
+        "import torch\n"
+        "\n"
+        "\n"
+        "def fit(net, points, optimizer):\n"
+        "    def closure():\n"
+        "        optimizer.zero_grad()\n"
+        "        residual = net(points).pow(2).mean()\n"
+        "        residual.backward()\n"
+        "        return residual\n"
+        "\n"
+        "    def bf16_closure():\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "            return closure()\n"
+        "\n"
+        "    optimizer.step(bf16_closure)\n"
+        "\n"
+        "\n"
+        "def full_precision_step(model, x, opt):\n"
+        "    with torch.autocast(\"cuda\", enabled=False):\n"
+        "        loss = model(x.float()).mean()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "\n"
+        "def train_step(model, x, opt, update=True):\n"
+        "    loss = model(x).mean()\n"
+        "    if update:\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return loss\n"
+        "\n"
+        "\n"
+        "def apply(loss, opt):\n"
+        "    loss.backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt):\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss = model(x).mean()\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            full_precision_step(model, x, opt)\n"
+        "            train_step(model, x, opt, update=False)\n"
+        "            apply(loss, opt)\n",
+        # the closure run under float16 autocast scales its loss
+        "import torch\n"
+        "\n"
+        "\n"
+        "def fit(net, points, optimizer):\n"
+        "    grad_scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "\n"
+        "    def closure():\n"
+        "        optimizer.zero_grad()\n"
+        "        residual = net(points).pow(2).mean()\n"
+        "        grad_scaler.scale(residual).backward()\n"
+        "        return residual\n"
+        "\n"
+        "    def half_closure():\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "            return closure()\n"
+        "\n"
+        "    optimizer.step(half_closure)\n",
+        # a step helper run under float16 autocast hands its loss to a runner that scales it in
+        # float16 runs (Accelerate, DeepSpeed)
+        "import torch\n"
+        "\n"
+        "\n"
+        "def step(model, x, opt, accelerator):\n"
+        "    loss = model(x).mean()\n"
+        "    accelerator.backward(loss)\n"
+        "    opt.step()\n"
+        "\n"
+        "\n"
+        "def engine_step(model_engine, x):\n"
+        "    loss = model_engine(x).mean()\n"
+        "    model_engine.backward(loss)\n"
+        "    model_engine.step()\n"
+        "\n"
+        "\n"
+        "def train(model, loader, opt, accelerator, model_engine):\n"
+        "    for x in loader:\n"
+        "        with torch.autocast(\"cuda\"):\n"
+        "            step(model, x, opt, accelerator)\n"
+        "            engine_step(model_engine, x)\n",
     )
 
     def finish(self) -> None:
@@ -914,13 +1044,16 @@ class Fp16WithoutGradScaler(Rule):
         if self._scales_the_loss(ctx.own_nodes(ctx.module)):
             return  # a scaler of the module's own code: any function may use it
         for body in code_bodies(ctx):
-            # the training code the backward belongs to: the class of a method (a trainer
-            # whose `__init__` builds `self.scaler`), the function a nested one is in
-            unit = next((a for a in reversed(list(ctx.ancestors(body))) if type(a) in (cst.ClassDef, cst.FunctionDef)),
-                        body if type(body) is cst.Module else ctx.parent(body))
-            nodes = ctx.own_nodes(unit) if type(unit) is cst.Module else ctx.subtree(unit)
-            if not self._scales_the_loss(nodes):
+            if not self._unit_scales_the_loss(body):
                 self._check_body(body)
+
+    def _unit_scales_the_loss(self, body: cst.CSTNode) -> bool:
+        """The training code `body` belongs to scales a loss: the class of a method (a
+        trainer whose `__init__` builds `self.scaler`), the function a nested one is in."""
+        ctx = self.ctx
+        unit = next((a for a in reversed(list(ctx.ancestors(body))) if type(a) in (cst.ClassDef, cst.FunctionDef)),
+                    body if type(body) is cst.Module else ctx.parent(body))
+        return self._scales_the_loss(ctx.own_nodes(unit) if type(unit) is cst.Module else ctx.subtree(unit))
 
     def _scales_the_loss(self, nodes: Iterable[cst.CSTNode]) -> bool:
         """Something among `nodes` scales a loss: a scaler built or used, a name that
@@ -951,6 +1084,8 @@ class Fp16WithoutGradScaler(Rule):
         helped = [node for node in self.ctx.own_nodes(body) if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign)
                   or method_call(node, "backward") is not None]
         helped = [node for node in helped if self._returns_float16(node)]
+        for block in fp16_blocks:
+            self._check_callees(block)
         if not fp16_blocks and not helped:
             return
         inside = {id(n) for block in fp16_blocks for n in iter_nodes(block.body)} | {id(n) for n in helped}
@@ -975,6 +1110,25 @@ class Fp16WithoutGradScaler(Rule):
             roots = {r for r in _roots(receiver) if last_binding.get(r, True)}
             if roots & tainted or (id(node) in inside and _COMPUTED in roots):
                 self.report(node)
+
+    def _check_callees(self, block: cst.With) -> None:
+        """A function of the file called in the float16 `block` that computes a loss and
+        back-propagates it itself (L-BFGS's `closure()`, run as `with torch.autocast(...,
+        dtype=torch.float16): return closure()`): its whole body runs under the autocast.
+        Reported at that backward, unless the callee has an autocast of its own (which may
+        set another dtype) or scales the loss."""
+        ctx = self.ctx
+        for call in only(ctx.own_nodes(block.body), cst.Call):
+            callee = ctx.local_callee(call)
+            summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
+            if callee is None or summary is None or not summary.computed_backwards:
+                continue
+            if any(with_precision(ctx, node) is not None for node in only(ctx.own_nodes(callee.body), cst.With)):
+                continue
+            if self._unit_scales_the_loss(callee.body) or self._scales_the_loss(ctx.subtree(callee)):
+                continue
+            for backward in _backwards_run_by(ctx, call, callee, summary):  # type: ignore[arg-type]
+                self.report(backward, _CALLED_UNDER.format(ctx.code(call.func)))  # type: ignore[attr-defined]
 
     def _returns_float16(self, node: cst.CSTNode) -> bool:
         """An assignment's value, or a backward's receiver, calls a function of the project
@@ -1026,6 +1180,31 @@ class Fp16WithoutGradScaler(Rule):
             if len(tainted) == before:
                 break
         return tainted
+
+
+_CALLED_UNDER = (
+    "backward through float16 autocast without a GradScaler: `{}()` runs this function under "
+    "float16 autocast, so small gradients underflow to zero; scale the loss with "
+    "`torch.amp.GradScaler` or use bfloat16"
+)
+
+def _backwards_run_by(ctx: FileContext, call: cst.Call, callee: cst.FunctionDef, summary: Summary) -> list[cst.Call]:
+    """The `.backward()` calls of `callee` on a tensor it computes, with no grad mode of its
+    own, that `call` lets run: its constant arguments, or the defaults it leaves, take the
+    `if flag:` around each (see `Summary.computed_backwards`). A tensor's own backward only:
+    `accelerator.backward(loss)` / `engine.backward(loss)` scale the loss themselves in a
+    float16 run."""
+    flags = function_flags(ctx, callee, summary.params)
+    given = given_slots(call, {}, ctx)
+    found = []
+    for node in only(ctx.own_nodes(callee.body), cst.Call):
+        receiver = method_call(node, "backward")
+        if not is_backward(node) or backward_target(node) is not receiver or scaled_backward_scaler(node) is not None:
+            continue
+        needs = runs_when(ctx, node, flags) if computed_here(ctx, node, None) else None
+        if needs is not None and needs_through(summary, given, needs) == ():
+            found.append(node)
+    return found
 
 
 # what runs on some paths only: the arm of an `if` (its body or `else:`), a handler,
