@@ -4,10 +4,11 @@ from typing import NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.dataflow import keyword
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
-from trainlint.analysis.precision import handed_arguments, manages_optimizers, scaler_holder, scaler_owners
+from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
 from trainlint.analysis.scopes import argument_slots, dotted_name, receiver_method
 from trainlint.analysis.training import (
@@ -541,6 +542,40 @@ class ClipBeforeUnscale(Rule):
         "        torch.nn.utils.clip_grad_norm_(trainer.model.parameters(), 1.0)  # expect: TL101\n"
         "        trainer.scaler.step(trainer.optimizer)\n"
         "        trainer.scaler.update()\n",
+        # `unscale_` under another flag than the scaler's `enabled=`, under a flag while the scaler
+        # is always on, or after the clip
+        "import torch\n"
+        "from torch.nn.utils import clip_grad_norm_\n"
+        "def other_flag(model, opt, loader, use_amp, clip_early):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if clip_early:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def always_on(model, opt, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\")\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if use_amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def after_clip(model, opt, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        if use_amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -756,6 +791,43 @@ class ClipBeforeUnscale(Rule):
         "        amp.backward(model(x).mean(), optimizer)\n"
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
         "        amp.step(optimizer)\n",
+        # a scaler enabled by the flag that guards its `unscale_` (`GradScaler(enabled=use_amp)`,
+        # `if use_amp: scaler.unscale_(opt)`): with the flag off it scales nothing
+        "import torch\n"
+        "from torch.nn.utils import clip_grad_norm_\n"
+        "def train(model, opt, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.float16, enabled=use_amp):\n"
+        "            loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        if use_amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def one_line(model, opt, loader, args):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=args.amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if args.amp: scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, opt, use_amp):\n"
+        "        self.model, self.opt, self.use_amp = model, opt, use_amp\n"
+        "        self.scaler = torch.cuda.amp.GradScaler(enabled=use_amp)\n"
+        "    def step(self, x):\n"
+        "        self.opt.zero_grad()\n"
+        "        self.scaler.scale(self.model(x).sum()).backward()\n"
+        "        if self.use_amp:\n"
+        "            self.scaler.unscale_(self.opt)\n"
+        "        clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        self.scaler.step(self.opt)\n"
+        "        self.scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -906,7 +978,8 @@ class ClipBeforeUnscale(Rule):
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
             scaled = {binding for binding in facts if type(binding) is Binding
                       and not _known_none(self.ctx, node, binding.name)
-                      and not self._other_branch_unscales(node, binding)}
+                      and not self._other_branch_unscales(node, binding)
+                      and not self._unscaled_when_enabled(node, binding)}
             if scaled:
                 self._clips.setdefault(node, set()).update(scaled)  # type: ignore[arg-type]
         return facts
@@ -933,6 +1006,37 @@ class ClipBeforeUnscale(Rule):
             if other is not None and self._unscales_then_clips(other, scaler):
                 return True
         return False
+
+    def _unscaled_when_enabled(self, clip: cst.CSTNode, scaler: Binding) -> bool:
+        """`scaler` is built with `enabled=` a flag (`GradScaler(enabled=use_amp)`) and the
+        clip's function unscales it, before the clip, under `if` that same flag alone (`if
+        use_amp: scaler.unscale_(opt)`): where the flag is off the scaler scales nothing,
+        so the gradients the clip sees are never scaled."""
+        flags = set()
+        for value in self.ctx.receivers.assigned(scaler):
+            enabled = keyword(value, "enabled") if type(value) is cst.Call else None
+            if enabled is None or literal_bool(enabled.value) is not None:
+                return False
+            flags.add(self._flag_name(enabled.value))
+        function = self.ctx.enclosing_function(clip)
+        at = self.ctx.order_index(clip)
+        for node in self.ctx.subtree(function.body if function is not None else self.ctx.module):
+            target = method_call(node, "unscale_")
+            if target is None or self.ctx.receivers.binding(target) != scaler or self.ctx.order_index(node) > at:
+                continue
+            guard = self.ctx.parent(self.ctx.parent(self.ctx.parent(node)))  # Expr, line, then its block or `if`
+            if type(guard) is cst.IndentedBlock:
+                guard = self.ctx.parent(guard)
+            if type(guard) is cst.If and len(flags) == 1 and self._flag_name(guard.test) in flags:  # not its `else:`
+                return True
+        return False
+
+    def _flag_name(self, flag: cst.BaseExpression) -> str:
+        """How a flag reads where it is kept (`use_amp` of `use_amp` and of `self.use_amp`
+        set from it; `amp` of `args.amp`); other expressions as written."""
+        if type(flag) is cst.Attribute:
+            return flag.attr.value
+        return flag.value if type(flag) is cst.Name else self.ctx.code(flag)
 
     def _unscales_then_clips(self, branch: cst.CSTNode, scaler: Binding) -> bool:
         unscaled = False
