@@ -116,6 +116,7 @@ def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through
     ("helper_module_layout", "scoring.py"), ("loader_kwargs_layout", "defaults.py"), ("loader_kwargs_layout", "wrapped.py"),
     ("guarded_constant_layout", "train.py"), ("guarded_wrapper_layout", "train.py"),
     ("guarded_wrapper_module_layout", "train.py"), ("no_grad_step_layout", "run.py"),
+    ("detection_repo_layout", "train.py"), ("reexport_layout", "train_none.py"),
 ])
 def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name: str, caller: str) -> None:
     """What these findings rest on (a method's loop of forwards, the scaler a base
@@ -123,7 +124,9 @@ def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name
     back-propagates it, which parameter bounds a helper's scheduler step, the tests it puts
     that parameter to, what a wrapper gives it, the flags under which a step back-propagates
     a loss of its own) survives the store: the caller, edited, is linted again with
-    the other modules' facts read back, and keeps its findings."""
+    the other modules' facts read back, and keeps its findings; a name another module
+    re-exports from torch (`GradScaler` of utils/misc.py) stays what it is, though the
+    caller, told so up front, calls it by that name."""
     project, cached = _copy_with_cached_runs(tmp_path, name)
     expected = {(Path(path).name, line, code) for path, line, code in _marks(project)}
     assert cached() == expected
