@@ -25,7 +25,7 @@ class AccumulatingTrainer(AmpTrainer):
 
     def evaluate(self):
         self.model.eval()
-        return [self.validation_step(batch) for batch in self.val_loader]
+        return [self.validation_step(batch) for batch in self.val_loader]  # expect: TL406
 
 
 class UnscalingAccumulatingTrainer(UnscalingAmpTrainer):
