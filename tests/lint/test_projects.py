@@ -10,7 +10,7 @@ from typing import Callable
 
 import pytest
 
-from trainlint.config import Config, select_rules
+from trainlint.config import Config, Selection, select_rules
 from trainlint.rule import expected_marks
 from trainlint.runner import RunOptions, run
 
@@ -332,3 +332,22 @@ def test_a_namespace_package_resolves_from_the_folder_named(tmp_path: Path) -> N
         "        release()\n")
     _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
     assert [(d["path"], d["line"], d["code"]) for d in json.loads(out)] == [("proj/engine.py", 9, "TL201")]
+
+
+@pytest.mark.parametrize("name", ["detection_repo_layout", "trainer_hooks_layout", "gan_rl_layout"])
+def test_every_rule_selected_gives_the_marks_cold_and_cached(tmp_path: Path, name: str) -> None:
+    """`--select TL` (preview rules too) over repositories shaped like public ones:
+    the same findings as the default run, linted cold, then twice through one cache,
+    also after a run of the default selection has filled it."""
+    project = PROJECTS / name
+    every = select_rules(["TL"], [], [])
+
+    def findings(selection: Selection, cache: Path | None) -> set[tuple[str, int, str]]:
+        result = run(_files(project), selection, Config(root=project), RunOptions(jobs=1, cache_dir=cache))
+        return {(Path(f.path).relative_to(project).as_posix(), f.line, f.code) for f in result.findings}
+
+    marks = _marks(project)
+    assert findings(every, None) == marks
+    cache = tmp_path / "cache"
+    assert findings(select_rules(None, [], []), cache) == marks
+    assert findings(every, cache) == findings(every, cache) == marks
