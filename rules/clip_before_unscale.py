@@ -74,7 +74,10 @@ class ClipBeforeUnscale(Rule):
     ## Limitations
     A helper of the project (in this file or a module it imports) that clips
     before it unscales, called between `backward` and `step`, is followed;
-    its call is reported, without a fix. A helper held in a variable, and
+    its call is reported, without a fix, also a method a base class gives the
+    instance (`self.optimizer_step()` of a `Trainer(AmpBase)` whose inherited
+    `self.backward(loss)` scales with a `self.scaler` the subclass never
+    names). A helper held in a variable, and
     code of installed libraries, are not followed. When only a helper scales
     backward passes with the scaler, a clip in one branch of an `if` whose
     other branch unscales it and then clips (`if args.fp16:
@@ -576,6 +579,26 @@ class ClipBeforeUnscale(Rule):
         "            scaler.unscale_(opt)\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # the subclass never names the scaler: its base's methods scale the backward pass
+        # with `self.scaler` and clip before stepping it
+        "import torch\n"
+        "class AmpBase:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def optimizer_step(self):\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "        self.scaler.update()\n"
+        "class Trainer(AmpBase):\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.backward(self.model(x).mean())\n"
+        "            self.optimizer_step()  # expect: TL101\n",
     )
     good = (
         # the helper unscales before it clips
@@ -828,6 +851,26 @@ class ClipBeforeUnscale(Rule):
         "        clip_grad_norm_(self.model.parameters(), 1.0)\n"
         "        self.scaler.step(self.opt)\n"
         "        self.scaler.update()\n",
+        # the same subclass of a base whose step unscales before it clips
+        "import torch\n"
+        "class AmpBase:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model = model\n"
+        "        self.optimizer = optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "    def backward(self, loss):\n"
+        "        self.scaler.scale(loss).backward()\n"
+        "    def optimizer_step(self):\n"
+        "        self.scaler.unscale_(self.optimizer)\n"
+        "        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n"
+        "        self.scaler.step(self.optimizer)\n"
+        "        self.scaler.update()\n"
+        "class Trainer(AmpBase):\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.backward(self.model(x).mean())\n"
+        "            self.optimizer_step()\n",
     )
 
     def finish(self) -> None:
@@ -904,10 +947,24 @@ class ClipBeforeUnscale(Rule):
             # unscales that scaler on some path, it handles those runs itself
             for attribute in sorted(a for a in summary.scales_backward if a.startswith("self.")):
                 own = own_attribute(self.ctx, node, attribute)
-                if (own is not None and self.ctx.receivers.kind(own) in (None, GRAD_SCALER)
-                        and not self._unscales_in_function(node, own)):
+                if own is None:
+                    found.extend(self._inherited_scaler(node, attribute))
+                elif self.ctx.receivers.kind(own) in (None, GRAD_SCALER) and not self._unscales_in_function(node, own):
                     found.append(own)
         return found
+
+    def _inherited_scaler(self, node: cst.Call, attribute: str) -> list[cst.BaseExpression]:
+        """The instance `self.backward(loss)` is called on, where the method (of a base
+        class, often of another module) scales with a scaler attribute the class around
+        the call never names (`self.scaler`, set in the base's constructor): the
+        instance stands for its scaler, as `_held_scaler`'s object does, and its methods
+        that unscale, step or update end it (see `_transfer`)."""
+        instance = node.func.value  # type: ignore[attr-defined]
+        binding = self.ctx.receivers.binding(instance)
+        if binding is None:
+            return []
+        self._held.setdefault(binding, f"{self.ctx.code(instance)}.{attribute[len('self.'):]}")
+        return [instance]
 
     def _held_scaler(self, node: cst.Call, summary: Summary) -> cst.BaseExpression | None:
         """The object a method of a class of the project is called on (`amp.backward(loss)`
@@ -968,13 +1025,22 @@ class ClipBeforeUnscale(Rule):
             held = receivers.binding(node.func.value)  # type: ignore[attr-defined]
             summary = self.ctx.summaries.of_call(node) if held in self._held else None  # type: ignore[arg-type]
             if summary is not None and (summary.does(STEP) or summary.does(SCALER_UPDATE)):
-                return facts - {held}  # `amp.apply(opt)`: the object's method steps its scaled gradients
+                # `amp.apply(opt)`: the object's method steps its scaled gradients, after
+                # clipping them first if it does (`self.optimizer_step()` of a base class)
+                self._note_clip(node, facts)
+                return facts - {held}
         stepped = optimizer_step(self.ctx, node)
         if stepped is not None and any(type(fact) is Binding for fact in facts):
             # a plain `optimizer.step()` of the scaled gradients (TL105's finding)
             return facts | {_PlainStep(self.ctx.code(stepped))}
         if facts and self._after_plain_step(node, facts):
             return facts  # the clip follows the step: TL403's finding, and `unscale_` would not help
+        self._note_clip(node, facts)
+        return facts
+
+    def _note_clip(self, node: cst.CSTNode, facts: Facts) -> None:
+        """`node` clips (or a helper it calls does, before unscaling) gradients that
+        the scalers in `facts` scaled."""
         if facts and (is_clip_call(self.ctx, node) or self._helper_clips(node)):
             scaled = {binding for binding in facts if type(binding) is Binding
                       and not _known_none(self.ctx, node, binding.name)
@@ -982,7 +1048,6 @@ class ClipBeforeUnscale(Rule):
                       and not self._unscaled_when_enabled(node, binding)}
             if scaled:
                 self._clips.setdefault(node, set()).update(scaled)  # type: ignore[arg-type]
-        return facts
 
     def _after_plain_step(self, node: cst.CSTNode, facts: Facts) -> bool:
         """`node` clips after a plain step of the scaled gradients in the same

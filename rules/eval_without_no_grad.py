@@ -34,7 +34,9 @@ from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import (
     argument_slots, binding_scope, bound_arguments, decorated, dotted_name, handed_receiver, head_name, receiver_method,
 )
-from trainlint.analysis.training import MODULE_CHAIN, ancestors_within, code_bodies, method_call, unchain_module
+from trainlint.analysis.training import (
+    MODULE_CHAIN, ancestors_within, code_bodies, method_call, own_attribute, unchain_module,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Rule
@@ -131,7 +133,9 @@ class EvalWithoutNoGrad(Rule):
     handed the model that runs its forward so, as its summary tells
     (`infer.predict(model, x)` returning `model(x)`, itself or through functions of
     its module or of yet another one, also where its module has nothing else to
-    summarize); not when the function has a decorator,
+    summarize), or a method a base class of another module gives the instance that
+    runs the forward of an attribute of it (`self.validation_step(batch)` of a
+    `Trainer` running `self.model(inputs)`); not when the function has a decorator,
     enters a grad mode around the forward, switches the model's mode, or
     back-propagates or steps. The forwards in the function's own loops (a greedy
     decoder's, its encoder run before it) are then the same finding, not reported
@@ -3458,7 +3462,14 @@ class EvalWithoutNoGrad(Rule):
         if summary is None or not summary.called_forwards or any(
                 summary.does(effect) for effect in (BACKWARD, STEP, ZERO_GRAD, MAY_ZERO_GRAD, TRAIN)):
             return []
-        return [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.called_forwards]
+        handed = [arg.value for slot, arg in argument_slots(call) if summary.slot(slot) in summary.called_forwards]
+        # a method the instance inherits from a class of another module (`self.validation_step(batch)`
+        # running `self.model(...)`): the instance's attribute, as this class names it
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and receiver_method(self.ctx, func.value) is not None:
+            handed += [own for name in sorted(summary.called_forwards) if name.startswith("self.")
+                       and (own := own_attribute(self.ctx, call, name)) is not None]
+        return handed
 
     def _models_inside(self, call: cst.Call, helper: cst.FunctionDef, models: Facts) -> Facts:
         """The models of `models` (spelled as at `call`) as `helper` names them: the

@@ -141,7 +141,8 @@ class MissingSetEpoch(Rule):
     `.sampler` of another function's loader built there on a sampler of its
     own (`DataLoader(ds, sampler=sampler)` of a `sampler =
     DistributedSampler(ds)` of that function, or what a builder of another
-    module returns: `loader = make_loader(ds)`), so a training function that
+    module returns: `loader = make_loader(ds)`), nor on the sampler such a builder
+    returns beside its loader (`loader, sampler = build_ema_loader(ds)`), so a training function that
     forgets `set_epoch` beside one that calls it is flagged; nor on the
     `.sampler` of another loader of the same function built so (in
     `zip(train_loader, aux_loader)`, `train_loader.sampler.set_epoch(epoch)`
@@ -1962,6 +1963,8 @@ class MissingSetEpoch(Rule):
             binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True
+            if type(receiver) is cst.Name and self._beside_a_builders_loader(binding):
+                continue  # `loader, sampler = build_loader(ds)`: that builder's own sampler
             if _is_parameter(binding) and self._parameter_may_hold(binding, holders):
                 return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
@@ -1969,6 +1972,27 @@ class MissingSetEpoch(Rule):
             if _same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
                 return True
         return False
+
+    def _beside_a_builders_loader(self, binding: Binding) -> bool:
+        """`binding`, a variable of a function, none of this sampler's holders, is bound
+        only by unpacking what a builder of another module returns beside a loader on a
+        `DistributedSampler` it builds (`loader, sampler = build_loader(ds)` of a
+        `return loader, sampler`): it holds that builder's sampler, a new one each call,
+        not one of this file's loaders (a training function beside it that forgets its own
+        `set_epoch` is not excused)."""
+        if type(binding.owner) is not cst.FunctionDef or _is_parameter(binding):
+            return False
+        sites = list(self.ctx.receivers.bound_at(binding))
+        for node, part, parent in sites:
+            element = self.ctx.parent(node)
+            if type(parent) is not cst.AssignTarget or type(part) is not cst.Tuple or self.ctx.parent(element) is not part:
+                return False
+            value = self.ctx.parent(parent).value  # type: ignore[attr-defined]
+            summary = self.ctx.summaries.of_external_call(value) if type(value) is cst.Call else None
+            loaders = summary.items_holding(DISTRIBUTED_LOADER) if summary is not None else ()
+            if not loaders or f"#{part.elements.index(element)}" in loaders:
+                return False
+        return bool(sites)
 
     def _own_sampler(self, binding: Binding) -> bool:
         """`binding` is a variable of a function (or of the module) that holds a sampler of its own: set only

@@ -202,19 +202,47 @@ def _followed_into(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, pa
 
 def called_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
                     target: Target = lambda call: None) -> tuple[frozenset[str], tuple[tuple[str, str, str], ...]]:
-    """The parameters of a function (no method) whose forward it runs itself, as a
-    helper that `_forwarded` of another module follows when the modules are linked
+    """The parameters of a function whose forward it runs itself, as a helper that
+    `_forwarded` of another module follows when the modules are linked
     (`Summary.called_forwards`): `def predict(model, x): return model(x)`, with the
     same conditions as a helper of the caller's own file, also through functions of
     its file it hands them to (`_CALLS_FOLLOWED` deep with itself); then those it hands
     so to a function of another module, with what the call names and the slot
-    (`Summary.called_through`)."""
-    if method or func.name.value in _MODEL_METHODS:
+    (`Summary.called_through`). For a method, the attributes of its instance whose
+    forward it runs so, as `self.<attribute>` (see `_instance_forwards`)."""
+    if func.name.value in _MODEL_METHODS:
         return frozenset(), ()
+    if method:
+        return _instance_forwards(ctx, func), ()
     run, through = _run_params(ctx, func, target, 1)
     return (frozenset(run) & frozenset(params),
             tuple((param, name, slot) for param, found in sorted(through.items()) if param in params
                   for name, slot in dict.fromkeys(found)))
+
+
+def _instance_forwards(ctx: FileContext, method: cst.FunctionDef) -> frozenset[str]:
+    """The attributes of the instance whose forward `method` runs itself, outside loops
+    of its own and with no grad mode around the call, where it needs no graph, does not
+    switch their mode and does not rebind them: a trainer's hook that a subclass of
+    another module calls in its evaluation loop (`def validation_step(self, batch):
+    return self.model(batch[0])`)."""
+    receiver = receiver_name(ctx, method)
+    if receiver is None or decorated(method):
+        return frozenset()
+    run = {name for call in ctx.calls_in_order(method.body)
+           if lexical_grad_mode(ctx, call) is None and repeating_loop(ctx, call) is None
+           for model in models_called(call.func)
+           if type(model) is cst.Attribute and (name := _handed_model(model, (), receiver)) is not None}
+    if not run:
+        return frozenset()
+    nodes = ctx.own_nodes(method.body)
+    if any(_needs_graph(ctx, node) for node in nodes):
+        return frozenset()
+    rebound = {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
+    switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
+                if (mode := mode_switch(ctx, node)) is not None}
+    return frozenset(name for name in run if name not in rebound
+                     and not any(model == name or model.startswith(name + ".") for model in switched))
 
 
 def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,

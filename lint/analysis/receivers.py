@@ -253,6 +253,14 @@ class Receivers:
         `name: T = value`, `self.attr = value`) alone are what bind it: no parameter, loop,
         comprehension or `with ... as` target, tuple unpacking, `global`, walrus, `del`,
         import or augmented assignment; None otherwise (it may hold anything)."""
+        for node, part, parent in self.bound_at(binding):
+            if not (type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
+                return None  # bound otherwise than by a plain `name = value`
+        return self.assigned(binding) or None
+
+    def bound_at(self, binding: Binding) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]:
+        """Where `binding` is bound: (the name, what is bound: the name itself or the
+        tuple or list it is unpacked into, as in `a, b = ...`, and the node that binds it)."""
         kinds = (cst.Name, cst.Attribute) if binding.name.startswith("self.") else (cst.Name,)
         for node in self.spelled(binding.name.rpartition(".")[2]):
             if type(node) not in kinds or self.binding(node) != binding:
@@ -261,10 +269,8 @@ class Receivers:
             while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
                 part, parent = parent, self.ctx.parent(parent)
             field = _BINDING_FIELDS.get(type(parent))  # type: ignore[arg-type]
-            if field is not None and getattr(parent, field) is part and not (
-                    type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
-                return None  # bound otherwise than by a plain `name = value`
-        return self.assigned(binding) or None
+            if field is not None and getattr(parent, field) is part:
+                yield node, part, parent
 
     def spelled(self, name: str) -> list[cst.Name | cst.Attribute]:
         """The names of the file that spell `name`, and the attributes so named (`x.name`,

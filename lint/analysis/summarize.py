@@ -2198,13 +2198,23 @@ def file_facts(ctx: FileContext) -> FileFacts:
     bases = {name: found for name in targets.classes if (found := targets.bases(name))}
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
-    called = summaries.called_names() | star_bound_names(ctx)
+    called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx)
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
     return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases)
 
 
+def reexports_imported(ctx: FileContext) -> set[str]:
+    """The names of the project's modules that the file's imports bind and the project
+    says are re-exports (`utils.misc.GradScaler` after `from utils.misc import
+    GradScaler`, where misc.py imports it from torch). Told so, the file calls them by
+    what they are, and they would drop out of the names it calls: its facts must not
+    depend on what the project told it (a file linted again from the cache is told
+    up front), or its next inputs lose the re-export."""
+    bound = {target for scope in ctx.scopes.scopes() for targets in scope.imports.values() for target in targets}
+    return {name for name, summary in ctx.external.items()
+            if summary.alias_of and any(name == target or name.startswith(target + ".") for target in bound)}
 
 
 def _assigned_none_only(ctx: FileContext) -> set[str]:

@@ -10,7 +10,7 @@ from typing import Callable
 
 import pytest
 
-from trainlint.config import Config, select_rules
+from trainlint.config import Config, Selection, select_rules
 from trainlint.rule import expected_marks
 from trainlint.runner import RunOptions, run
 
@@ -116,6 +116,7 @@ def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through
     ("helper_module_layout", "scoring.py"), ("loader_kwargs_layout", "defaults.py"), ("loader_kwargs_layout", "wrapped.py"),
     ("guarded_constant_layout", "train.py"), ("guarded_wrapper_layout", "train.py"),
     ("guarded_wrapper_module_layout", "train.py"), ("no_grad_step_layout", "run.py"),
+    ("detection_repo_layout", "train.py"), ("reexport_layout", "train_none.py"),
 ])
 def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name: str, caller: str) -> None:
     """What these findings rest on (a method's loop of forwards, the scaler a base
@@ -123,7 +124,9 @@ def test_facts_read_back_from_the_store_keep_their_findings(tmp_path: Path, name
     back-propagates it, which parameter bounds a helper's scheduler step, the tests it puts
     that parameter to, what a wrapper gives it, the flags under which a step back-propagates
     a loss of its own) survives the store: the caller, edited, is linted again with
-    the other modules' facts read back, and keeps its findings."""
+    the other modules' facts read back, and keeps its findings; a name another module
+    re-exports from torch (`GradScaler` of utils/misc.py) stays what it is, though the
+    caller, told so up front, calls it by that name."""
     project, cached = _copy_with_cached_runs(tmp_path, name)
     expected = {(Path(path).name, line, code) for path, line, code in _marks(project)}
     assert cached() == expected
@@ -329,3 +332,22 @@ def test_a_namespace_package_resolves_from_the_folder_named(tmp_path: Path) -> N
         "        release()\n")
     _, out, _ = invoke(".", "--no-cache", "--format", "json", cwd=tmp_path)
     assert [(d["path"], d["line"], d["code"]) for d in json.loads(out)] == [("proj/engine.py", 9, "TL201")]
+
+
+@pytest.mark.parametrize("name", ["detection_repo_layout", "trainer_hooks_layout", "gan_rl_layout"])
+def test_every_rule_selected_gives_the_marks_cold_and_cached(tmp_path: Path, name: str) -> None:
+    """`--select TL` (preview rules too) over repositories shaped like public ones:
+    the same findings as the default run, linted cold, then twice through one cache,
+    also after a run of the default selection has filled it."""
+    project = PROJECTS / name
+    every = select_rules(["TL"], [], [])
+
+    def findings(selection: Selection, cache: Path | None) -> set[tuple[str, int, str]]:
+        result = run(_files(project), selection, Config(root=project), RunOptions(jobs=1, cache_dir=cache))
+        return {(Path(f.path).relative_to(project).as_posix(), f.line, f.code) for f in result.findings}
+
+    marks = _marks(project)
+    assert findings(every, None) == marks
+    cache = tmp_path / "cache"
+    assert findings(select_rules(None, [], []), cache) == marks
+    assert findings(every, cache) == findings(every, cache) == marks

@@ -1,0 +1,1 @@
+from .detector import build_model  # noqa: F401
