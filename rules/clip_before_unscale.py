@@ -4,13 +4,13 @@ from typing import NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.dataflow import keyword
+from trainlint.analysis.dataflow import assignment_targets, keyword
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.scopes import argument_slots, dotted_name, receiver_method
+from trainlint.analysis.scopes import argument_slots, dotted_name, head_name, receiver_method
 from trainlint.analysis.training import (
     code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler, statement_of,
 )
@@ -599,6 +599,74 @@ class ClipBeforeUnscale(Rule):
         "            self.optimizer.zero_grad()\n"
         "            self.backward(self.model(x).mean())\n"
         "            self.optimizer_step()  # expect: TL101\n",
+        # `unscale_` under a flag that is not the scaler's `enabled=` as it was built (another
+        # object's, bound again after), outside the step, before another backward, for another
+        # optimizer, or only in a loop under the flag
+        "import torch\n"
+        "from torch.nn.utils import clip_grad_norm_\n"
+        "def b1_train(model, opt, loader, args, cfg):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=args.amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if cfg.amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def b3b_train(model, opt, loader, amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=amp)\n"
+        "    amp = False\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def b4_train(model, opt, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    if use_amp:\n"
+        "        scaler.unscale_(opt)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def b10_train(model, opt, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if use_amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def b9_train(model, disc, opt, opt_d, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if use_amp:\n"
+        "            scaler.unscale_(opt_d)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def b5_train(model, opt, loader, use_amp):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=use_amp)\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if use_amp:\n"
+        "            for _ in range(0):\n"
+        "                scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -1073,35 +1141,80 @@ class ClipBeforeUnscale(Rule):
         return False
 
     def _unscaled_when_enabled(self, clip: cst.CSTNode, scaler: Binding) -> bool:
-        """`scaler` is built with `enabled=` a flag (`GradScaler(enabled=use_amp)`) and the
-        clip's function unscales it, before the clip, under `if` that same flag alone (`if
+        """`scaler` is built once, with `enabled=` a flag (`GradScaler(enabled=use_amp)`),
+        and an `if` on that same flag alone unscales it for the optimizer it steps just
+        before the clip, in the same block, with no backward pass between them (`if
         use_amp: scaler.unscale_(opt)`): where the flag is off the scaler scales nothing,
         so the gradients the clip sees are never scaled."""
-        flags = set()
-        for value in self.ctx.receivers.assigned(scaler):
-            enabled = keyword(value, "enabled") if type(value) is cst.Call else None
-            if enabled is None or literal_bool(enabled.value) is not None:
+        values = self.ctx.receivers.assigned(scaler)
+        if len(values) != 1 or type(values[0]) is not cst.Call:
+            return False
+        enabled = keyword(values[0], "enabled")
+        statement = statement_of(self.ctx, clip)
+        block = self.ctx.parent(statement) if statement is not None else None
+        if enabled is None or literal_bool(enabled.value) is not None or type(block) is not cst.IndentedBlock:
+            return False
+        stepped = self._step_targets_in(clip, scaler)
+        for earlier in reversed(block.body[:block.body.index(statement)]):  # type: ignore[arg-type]
+            if type(earlier) is cst.If and earlier.orelse is None and self._same_flag(earlier.test, enabled.value):
+                if any(self.ctx.receivers.binding(target) == scaler and node.value.args  # type: ignore[attr-defined]
+                       and self.ctx.code(node.value.args[0].value) in stepped  # type: ignore[attr-defined]
+                       for node in _simple_statements(earlier.body)
+                       if type(node) is cst.Expr and (target := method_call(node.value, "unscale_")) is not None):
+                    return True
+            if any(is_backward(node) or clears_grads(self.ctx, node) for node in self.ctx.subtree(earlier)):
                 return False
-            flags.add(self._flag_name(enabled.value))
-        function = self.ctx.enclosing_function(clip)
-        at = self.ctx.order_index(clip)
-        for node in self.ctx.subtree(function.body if function is not None else self.ctx.module):
-            target = method_call(node, "unscale_")
-            if target is None or self.ctx.receivers.binding(target) != scaler or self.ctx.order_index(node) > at:
-                continue
-            guard = self.ctx.parent(self.ctx.parent(self.ctx.parent(node)))  # Expr, line, then its block or `if`
-            if type(guard) is cst.IndentedBlock:
-                guard = self.ctx.parent(guard)
-            if type(guard) is cst.If and len(flags) == 1 and self._flag_name(guard.test) in flags:  # not its `else:`
-                return True
         return False
 
-    def _flag_name(self, flag: cst.BaseExpression) -> str:
-        """How a flag reads where it is kept (`use_amp` of `use_amp` and of `self.use_amp`
-        set from it; `amp` of `args.amp`); other expressions as written."""
+    def _step_targets_in(self, clip: cst.CSTNode, scaler: Binding) -> set[str]:
+        """The optimizers (as written) `scaler.step(...)` steps in the clip's function."""
+        function = self.ctx.enclosing_function(clip)
+        return {self.ctx.code(node.args[0].value)  # type: ignore[attr-defined]
+                for node in self.ctx.own_nodes(function.body if function is not None else self.ctx.module)
+                if (target := method_call(node, "step")) is not None and node.args  # type: ignore[attr-defined]
+                and self.ctx.receivers.binding(target) == scaler}
+
+    def _same_flag(self, test: cst.BaseExpression, flag: cst.BaseExpression) -> bool:
+        """`test` reads what `flag` read where the scaler was built: the same variable,
+        bound once (a parameter, or one assignment); or `self.name` that the building
+        method sets from its parameter `name` (`self.use_amp = use_amp`), nowhere else."""
+        receivers = self.ctx.receivers
         if type(flag) is cst.Attribute:
-            return flag.attr.value
-        return flag.value if type(flag) is cst.Name else self.ctx.code(flag)
+            return self._same_attribute(test, flag)
+        if type(flag) is not cst.Name:
+            return False
+        binding = receivers.binding(flag)
+        if binding is None or any(self.ctx.order_index(node) > self.ctx.order_index(flag)
+                                  for node, _, _ in receivers.bound_at(binding)):
+            return False  # bound again after the scaler is built (`amp = False`)
+        if type(test) is cst.Name:
+            return receivers.binding(test) == binding
+        if type(test) is not cst.Attribute or test.attr.value != flag.value:
+            return False
+        held = receivers.binding(test)
+        sets = [value for value in receivers.assigned(held)] if held is not None else []
+        return (held is not None and held.name.startswith("self.") and len(list(receivers.bound_at(held))) == 1
+                and len(sets) == 1 and type(sets[0]) is cst.Name and receivers.binding(sets[0]) == binding)
+
+    def _same_attribute(self, test: cst.BaseExpression, flag: cst.Attribute) -> bool:
+        """`test` is written as `flag` (`args.amp`, `self.use_amp`) and reads the same
+        attribute of the same object, which nothing in the file sets again."""
+        receivers = self.ctx.receivers
+        if type(test) is not cst.Attribute or self.ctx.code(test) != self.ctx.code(flag):
+            return False
+        held = receivers.binding(flag)
+        if held is not None:  # `self.use_amp`: one variable in every method
+            return receivers.binding(test) == held and len(list(receivers.bound_at(held))) <= 1
+        head, other = head_name(flag), head_name(test)
+        if head is None or other is None:
+            return False
+        owner = receivers.binding(head)
+        if owner is None or receivers.binding(other) != owner or len(list(receivers.bound_at(owner))) > 1:
+            return False
+        written = self.ctx.code(flag)
+        return not any(type(target) is cst.Attribute and self.ctx.code(target) == written
+                       for node in (*self.ctx.nodes_of(cst.Assign), *self.ctx.nodes_of(cst.AugAssign))
+                       for target in assignment_targets(node))
 
     def _unscales_then_clips(self, branch: cst.CSTNode, scaler: Binding) -> bool:
         unscaled = False
@@ -1280,3 +1393,10 @@ def _raises_on_nonfinite(clip: cst.Call) -> bool:
         if arg.keyword is not None and arg.keyword.value == "error_if_nonfinite":
             return not (type(arg.value) is cst.Name and arg.value.value == "False")
     return False
+
+
+def _simple_statements(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
+    """The small statements of `block` at its own level (not in its compound statements)."""
+    lines = block.body if type(block) is cst.IndentedBlock else (block,)
+    return [small for line in lines if isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite)
+            for small in line.body]
