@@ -532,6 +532,16 @@ class Fp16WithoutGradScaler(Rule):
         "        opt.zero_grad()\n"
         "        with torch.autocast(\"cuda\"):\n"
         "            train_step(model, x, opt)\n",
+        # an inner autocast of the block that is float16 too
+        "import torch\n"
+        "def closure(net, x):\n"
+        "    loss = net(x).mean()\n"
+        "    loss.backward()  # expect: TL103\n"
+        "    return loss\n"
+        "def fit(net, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.float16, cache_enabled=False):\n"
+        "            closure(net, x)\n",
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -1037,6 +1047,21 @@ class Fp16WithoutGradScaler(Rule):
         "        with torch.autocast(\"cuda\"):\n"
         "            step(model, x, opt, accelerator)\n"
         "            engine_step(model_engine, x)\n",
+        # a function of the file that back-propagates, called in an inner autocast that turns
+        # float16 off or sets bfloat16 inside the float16 block
+        "import torch\n"
+        "def closure(net, x):\n"
+        "    loss = net(x).mean()\n"
+        "    loss.backward()\n"
+        "    return loss\n"
+        "def fit(net, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        with torch.autocast(\"cuda\", enabled=False):\n"
+        "            closure(net, x)\n"
+        "def fit_bf16(net, x):\n"
+        "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
+        "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
+        "            closure(net, x)\n",
     )
 
     def finish(self) -> None:
@@ -1116,9 +1141,12 @@ class Fp16WithoutGradScaler(Rule):
         back-propagates it itself (L-BFGS's `closure()`, run as `with torch.autocast(...,
         dtype=torch.float16): return closure()`): its whole body runs under the autocast.
         Reported at that backward, unless the callee has an autocast of its own (which may
-        set another dtype) or scales the loss."""
+        set another dtype) or scales the loss, or the call sits in an inner autocast
+        (`enabled=False`, bfloat16)."""
         ctx = self.ctx
         for call in only(ctx.own_nodes(block.body), cst.Call):
+            if self._own_precision_between(call, block):
+                continue
             callee = ctx.local_callee(call)
             summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
             if callee is None or summary is None or not summary.computed_backwards:
@@ -1129,6 +1157,16 @@ class Fp16WithoutGradScaler(Rule):
                 continue
             for backward in _backwards_run_by(ctx, call, callee, summary):  # type: ignore[arg-type]
                 self.report(backward, _CALLED_UNDER.format(ctx.code(call.func)))  # type: ignore[attr-defined]
+
+    def _own_precision_between(self, node: cst.CSTNode, block: cst.With) -> bool:
+        """A `with` that sets a precision of its own (autocast off, another dtype) holds
+        `node` inside `block`."""
+        for ancestor in self.ctx.ancestors(node):
+            if ancestor is block:
+                return False
+            if type(ancestor) is cst.With and with_precision(self.ctx, ancestor) is not None:
+                return True
+        return False
 
     def _returns_float16(self, node: cst.CSTNode) -> bool:
         """An assignment's value, or a backward's receiver, calls a function of the project
