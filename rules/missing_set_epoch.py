@@ -1827,6 +1827,9 @@ class MissingSetEpoch(Rule):
         if (type(receiver) is not cst.Attribute or receiver.attr.value != "sampler"
                 or type(receiver.value) is not cst.Name):
             return False
+        kept = self.ctx.receivers.binding(receiver)
+        if kept is not None and kept.name.startswith("self."):
+            return False  # `self.sampler` of a method: the object's own attribute, not a loader's
         binding = self.ctx.receivers.binding(receiver.value)
         if binding is None or not _is_parameter(binding):
             return False
