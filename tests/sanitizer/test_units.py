@@ -832,6 +832,45 @@ def test_a_buffer_state_dies_with_its_module() -> None:
     assert [(item.owner, item.name, item.finite_at) for item in found] == [(new, "scale", 2)], found
 
 
+def test_a_reported_buffer_is_measured_again_once_finite_and_one_never_reported_is_not() -> None:
+    """A buffer reported NaN is measured apart until the script resets it; then it rejoins
+    the sum and its next breakage is found, dated from the step that found it finite again.
+    One found non-finite and never reported (by design: a mask rebuilt with -inf) is not
+    measured again, reset or not: a run with nothing wrong measures nothing more."""
+    import torch
+    from torch import nn
+
+    from sanitizer.core.buffers import BufferWatch
+
+    class Holder(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("scale", torch.ones(4))
+            self.register_buffer("mask", torch.zeros(4))
+
+    def judged(step: int) -> list[tuple[str, int]]:
+        measure = watch.measure(model, step)
+        assert measure is not None
+        values = [float(value) for value in measure.values()]
+        return [(item.name, item.finite_at) for item in watch.judge_all([measure], values)]
+
+    model, watch = Holder(), BufferWatch()
+    assert judged(1) == []
+    model.scale.fill_(math.nan)
+    model.mask.fill_(-math.inf)
+    found = watch.judge_all([watch.measure(model, 2)], [math.nan])
+    assert [(item.name, item.finite_at) for item in found] == [("scale", 1), ("mask", 1)]
+    found[0].watch_again()  # the scale was reported, the mask was not
+    assert watch.measure(model, 3).broken_tensors == [model.scale]
+    model.scale.fill_(1.0)
+    model.mask.zero_()
+    assert judged(4) == [] and judged(5) == []
+    measure = watch.measure(model, 6)  # the scale back in the sum; the mask stays out
+    assert measure.tensors == [model.scale] and measure.broken == [], measure
+    model.scale.fill_(math.inf)
+    assert judged(7) == [("scale", 5)]
+
+
 def test_only_the_scripts_step_hooks_are_named() -> None:
     """A step hook of torch's own (the profiler's) or of another library is not the script's
     and is not named as what may have written a weight; a partial is named by its function."""
