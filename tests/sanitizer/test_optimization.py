@@ -22,7 +22,8 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               ("heavy_tail_sgd.py",), ("heavy_tail_sgd.py", "--creep", "0.03"),
               *[("heavy_tail_sgd.py", "--seed", seed) for seed in ("52", "57", "61", "83", "93")],
               ("dead_at_chance.py", "--lr", "0.3"), ("dead_at_chance.py", "--outlier"),
-              ("spike_then_blowup.py", "blowup"), ("spike_then_blowup.py", "spike")]
+              ("spike_then_blowup.py", "blowup"), ("spike_then_blowup.py", "spike"),
+              ("plain", "spike_then_blowup.py", "blowup")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -45,6 +46,7 @@ def test_a_spike_the_loss_came_back_from_is_not_what_a_later_blow_up_began_with(
     spike alone, saying when the loss came back."""
     run = script_runs.get("spike_then_blowup.py", "blowup")
     assert run.returncode == 0 and run.stdout.endswith("step 50: loss is inf, stopping\n"), run.stderr
+    assert run.stdout == script_runs.plain("spike_then_blowup.py", "blowup").stdout  # the run's numbers, unchanged
     assert run.first("loss_spike")["recovered_step"] == 41, run.first("loss_spike")
     problems = run.report["summary"]["problems"]
     assert [(problem["kind"], problem["step"]) for problem in problems] == [("divergence", 45), ("loss_spike", 40)]
