@@ -8,9 +8,11 @@ Two rules, neither waiting for a long history:
   noisy loss whose first batches were lucky keeps a low early level), so a warm-up blow-up at step 2 is reported as step 2 (the spike
   check needs 20 steps of history) once the 10 losses after it (or those
   before the run ended; a run that ends on the blow-up itself needs it as rare
-  as 1 in 1,001 for the noise of batches of two against the few losses before
-  it: 1,000 times one loss, 43 times the larger of two, 16 times the largest of
-  three) show that training did not come back: none fell below
+  as 1 in 1,001 for the noise of batches of two against the largest of the few
+  losses before it: 1,000 times a single loss; on batches of up to 4 items, or
+  of a size not known, 43 times the larger of two and 16 times the largest of
+  three; with four losses before it or more, or two or three on larger batches,
+  no more than the blow-up itself) show that training did not come back: none fell below
   0.8 times the early level (a network killed by the blow-up sits at chance;
   one that recovers trains on below where it started), unless the blow-up was
   one outlier batch: the next loss is back at the early level and the median
@@ -187,6 +189,13 @@ JUMPED = 2.0  # a loss this many times the latest ones' median (or under its inv
 # a warm-up blow-up that ends its run is judged only when the noise of the tiniest batches (two
 # items) jumps that far at odds under this: 1 in 1001, a loss 10 ** 3 times a single one before it
 NOISE_ODDS = 1 / (1 + BLOWUP ** 3)
+# losses before it, at most, against which that noise is weighed; with more, the early level rests
+# on several losses and the blow-up rule alone judges it
+NOISE_LOSSES = 3
+# items per batch, at most, whose mean squared error jumps BLOWUP times the larger of two others
+# at odds over NOISE_ODDS (1 in 680 for 4 items, 1 in 6,000 for 6): larger batches are weighed
+# against a single loss only
+TINY_BATCH = 4
 
 
 class DivergenceDetector(Detector):
@@ -309,7 +318,8 @@ class DivergenceDetector(Detector):
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
                               lr_from=lr_from, lr_to=lr, from_chance=level >= CHANCE and _class_indexed(record),
-                              chance=_chance(record), noise_odds=_noise_odds(loss, seen[:-1]))
+                              chance=_chance(record),
+                              noise_odds=_noise_odds(loss, list(self._window)[:-1], record.batch_items))
             rising = self._rising
             if blow_up.sustained and rising is not None:
                 # dated at the first of the unbroken run of high losses, whose learning rate is
@@ -712,14 +722,19 @@ def _chance_note(blow_up: _BlowUp) -> str:
             "nothing")
 
 
-def _noise_odds(loss: float, before: list[float]) -> float:
+def _noise_odds(loss: float, before: list[float], items: int | None) -> float:
     """The odds that `loss` is as many times the largest of the k losses `before` it by
     the noise of batches of two alone: a mean of two squared errors is an exponential
     draw, and the largest of k such draws is a sum of exponentials of rates 1 to k, so a
     draw r times it or more comes at odds of the product of j / (j + r) for j = 1 to k
-    (ten times one other loss: 1 in 11; ten times the largest of four: 1 in 1,001)."""
+    (ten times one other loss: 1 in 11; ten times the largest of three: 1 in 286).
+    Weighed against a single loss whatever the batch (one loss is no level to diverge
+    from), against two or three only on batches of TINY_BATCH `items` or fewer, or of a
+    size not known (larger ones jump that far more rarely); otherwise, or with more than
+    NOISE_LOSSES losses before it, 0: the blow-up rule alone judges it."""
     largest = max(before, default=0.0)
-    if largest <= 0:
+    larger_batch = items is not None and items > TINY_BATCH
+    if largest <= 0 or len(before) > NOISE_LOSSES or (len(before) > 1 and larger_batch):
         return 0.0
     ratio = loss / largest
     return math.prod(j / (j + ratio) for j in range(1, len(before) + 1))
@@ -728,9 +743,9 @@ def _noise_odds(loss: float, before: list[float]) -> float:
 def _noise_at_end(pending: _BlowUp) -> bool:
     """A warm-up blow-up whose losses ended on it (no loss after it: the run or its
     objective stopped there), as likely as NOISE_ODDS or more to be its batches' noise
-    against the few losses before it (`_noise_odds`): 1000 times one loss, 43 times the
-    largest of two, 16 times the largest of three; from four on, BLOWUP times is rare
-    enough already. A single loss, or two, is no level to diverge from."""
+    against the few losses before it (`_noise_odds`): under 1000 times a single loss;
+    on batches of TINY_BATCH items or fewer (or of a size not known), under 43 times the
+    larger of two or 16 times the largest of three."""
     return not pending.after and pending.noise_odds > NOISE_ODDS
 
 

@@ -8,7 +8,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy"),
               ("clipped_policy_rollouts.py",), ("clipped_policy_rollouts.py", "--nan-state", "8"),
-              ("tiny_batch_crash.py", "noise"), ("tiny_batch_crash.py", "diverged")]
+              ("tiny_batch_crash.py", "noise"), ("tiny_batch_crash.py", "diverged"), ("tiny_batch_crash.py", "large")]
 
 
 @pytest.mark.parametrize(("mode", "crash", "error"), [
@@ -77,3 +77,19 @@ def test_a_crash_on_the_third_step_of_tiny_batches_follows_no_divergence_from_tw
     assert event["step"] == 2 and event["diverged_at_crash"] is True, event
     assert diverged.report["summary"]["problems"][0]["headline"].startswith(
         "the script crashed in step 4, after the loss diverged at step 2 (problem 2): RuntimeError"), diverged.report
+
+
+def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_ended_on(
+        script_runs: ScriptRuns) -> None:
+    """Batches of 256 at a learning rate past what the regression allows: the loss grows
+    about 4.5 times a step, 21 times its first at step 3, where the checkpoint's save
+    crashes. The mean of 256 squared errors never jumps that far by noise (batches of two
+    do, once in 18): the crash follows the divergence at step 3."""
+    run = script_runs.get("tiny_batch_crash.py", "large")
+    assert run.returncode == 1 and "Parent directory runs/tiny_batch does not exist" in run.stderr, run.stderr
+    losses = [float(line.split()[1]) for line in run.stdout.splitlines()]
+    assert len(losses) == 3 and 10 * losses[0] < losses[2] < 10 * losses[1], losses
+    event = run.first("divergence")
+    assert event["step"] == 3 and event["diverged_at_crash"] is True, event
+    assert run.report["summary"]["problems"][0]["headline"].startswith(
+        "the script crashed in step 4, after the loss diverged at step 3"), run.report["summary"]["problems"]

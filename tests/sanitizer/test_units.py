@@ -832,6 +832,25 @@ def test_a_buffer_state_dies_with_its_module() -> None:
     assert [(item.owner, item.name, item.finite_at) for item in found] == [(new, "scale", 2)], found
 
 
+def test_a_jump_that_ends_the_run_is_weighed_as_noise_only_against_few_losses_of_tiny_batches() -> None:
+    """A run that ends on a loss 15 times its early level 1, 7.5 times the largest of the
+    four losses before it (2, a jump the early level left out): diverged, as the blow-up
+    rule alone says from four losses on. The third loss 30 times two losses of 1 is what
+    batches of two give once in 496: noise on batches of 4 items or of a size not known,
+    a divergence on batches of 256. A second loss 200 times the first is no divergence
+    whatever the batch: a single loss is no level."""
+    from loss_series import divergence_events
+
+    (event,) = divergence_events([1.0, 2.0, 2.0, 2.0, 15.0])
+    assert event.step == 5 and "the run ended there" in event.message, event.message
+    assert divergence_events([1.0, 2.0, 2.0, 2.0, 9.0]) == []  # under 10 times the early level
+    (event,) = divergence_events([1.0, 1.0, 30.0], batch_items=256)
+    assert event.step == 3 and "the run ended there" in event.message, event.message
+    assert divergence_events([1.0, 1.0, 30.0], batch_items=4) == []
+    assert divergence_events([1.0, 1.0, 30.0]) == []
+    assert divergence_events([1.0, 200.0], batch_items=256) == []
+
+
 def test_a_reported_buffer_is_measured_again_once_finite_and_one_never_reported_is_not() -> None:
     """A buffer reported NaN is measured apart until the script resets it; then it rejoins
     the sum and its next breakage is found, dated from the step that found it finite again.
