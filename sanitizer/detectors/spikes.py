@@ -17,8 +17,9 @@ largest value. A spike must also be large against where the series started (the 
 its first 5 values, or of its first 20 when higher). A spike's message names the
 learning rate's rise when the optimizer's rate (its first group's) grew 10 times or
 more over the window (a learning-rate range test, a schedule gone wrong). A reported
-spike's event says when the series came back (`recovered_step`: the first value after
-it under twice the median it stood above), so that a NaN or a blow-up that comes after
+spike's event says when the series came back (`recovered_step`: the first of 3 values in
+a row after it under twice the median it stood above; one such value between higher
+ones, or a NaN, is the series swinging, not back), so that a blow-up that comes after
 it is not said to have begun with it.
 """
 from __future__ import annotations
@@ -51,6 +52,9 @@ BEYOND_LARGEST = 10.0  # a value this many times the window's largest is a spike
 # (`recovered_step` on the spike's event; the diagnosis tells such a transient from the start of
 # what follows it)
 BACK = 2.0
+# values in a row that must be back: one between higher ones is the series swinging on its way to
+# a NaN (60, 1.5, 900, NaN), which the diagnosis ties to a spike up to 3 steps before it
+STAY_BACK = 3
 
 
 class _SpikeDetector(Detector):
@@ -88,9 +92,9 @@ class _SpikeDetector(Detector):
         self._largest_batch: dict[int | None, int] = {}
         self._groups: dict[int | None, int] = {}  # parameter groups of each optimizer at its latest step
         self._lrs: dict[int | None, deque[float | None]] = {}  # learning rates of the window's steps
-        # the latest reported spike of each optimizer, until the series comes back: its event, and
-        # the value under which it is back
-        self._unrecovered: dict[int | None, tuple[Event, float]] = {}
+        # the latest reported spike of each optimizer, until the series comes back: its event, the
+        # value under which it is back, and the steps of the latest values back in a row
+        self._unrecovered: dict[int | None, tuple[Event, float, list[int]]] = {}
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -140,11 +144,15 @@ class _SpikeDetector(Detector):
         window.add(value)
 
     def _follow_recovery(self, key: int | None, step: int, value: float) -> None:
-        """The spike's event says at which step the series came back under BACK times the
-        median it stood above (a NaN is not back)."""
-        event, back = self._unrecovered[key]
-        if value < back:
-            event.extra["recovered_step"] = step
+        """The spike's event says at which step the series came back: the first of STAY_BACK
+        values in a row under BACK times the median it stood above (a NaN is not back)."""
+        event, back, steps = self._unrecovered[key]
+        if not value < back:
+            steps.clear()
+            return
+        steps.append(step)
+        if len(steps) == STAY_BACK:
+            event.extra["recovered_step"] = steps[0]
             del self._unrecovered[key]
 
     def _above_recent(self, window: RollingWindow, value: float) -> bool:
@@ -220,7 +228,7 @@ class _SpikeDetector(Detector):
                           where=next((site for site in record.loss_sites if site), None), value=value,
                           extra={"baseline": centre, "sigma": sigma, **({"lr": [lr_from, lr_to]} if rose else {})})
         if event is not None and centre > 0:
-            self._unrecovered[record.optimizer_id] = (event, BACK * centre)
+            self._unrecovered[record.optimizer_id] = (event, BACK * centre, [])
 
 
 class LossSpikeDetector(_SpikeDetector):

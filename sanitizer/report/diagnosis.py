@@ -9,8 +9,9 @@ a forward that had already gone non-finite, a leak explains memory growth,
 gradients never cleared explain the blow-up they grow into). A symptom that came
 before its root (the spike in the steps before a NaN) is shown as having led up to
 it, never as explained by what followed; a spike the series had come back from
-before a NaN or a blow-up began (`recovered_step`) neither led up to it nor is
-explained by it: it stays a problem of its own. Problems come in the order they
+before a blow-up began (`recovered_step`) neither led up to it nor is explained by
+it: it stays a problem of its own. A spike up to NAN_LEAD steps before a NaN led up
+to it, come back from or not. Problems come in the order they
 started, end-of-run verdicts last; then spikes the run came back from (what lasted
 matters first), and the sanitizer's own errors at the very end.
 
@@ -358,14 +359,15 @@ def _nan_chain(cause: _Group, symptom: _Group) -> bool:
 
 
 def _nan_symptoms(cause: _Group, symptom: _Group) -> bool:
-    """A NaN explains the verdicts after it (and a spike just before it, unless the series
-    had come back from it), and parameters that learned and then got only zero gradients
-    from then on (the backward of a ReLU on NaN inputs is zero)."""
+    """A NaN explains the verdicts after it (and a spike up to NAN_LEAD steps before it,
+    even one the series came back from in between: the blow-up swinging on its way to the
+    NaN), and parameters that learned and then got only zero gradients from then on (the
+    backward of a ReLU on NaN inputs is zero)."""
     if cause.kind not in NONFINITE:
         return False
     if symptom.kind == "unused_parameter":
         return symptom.first.get("since") is not None and _later(symptom, cause)
-    return symptom.kind in AFTER_NAN and _later(symptom, cause, NAN_LEAD) and not _back_before(symptom, cause)
+    return symptom.kind in AFTER_NAN and _later(symptom, cause, NAN_LEAD)
 
 
 def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:

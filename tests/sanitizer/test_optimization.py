@@ -22,7 +22,7 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               ("heavy_tail_sgd.py",), ("heavy_tail_sgd.py", "--creep", "0.03"),
               *[("heavy_tail_sgd.py", "--seed", seed) for seed in ("52", "57", "61", "83", "93")],
               ("dead_at_chance.py", "--lr", "0.3"), ("dead_at_chance.py", "--outlier"),
-              ("spike_then_blowup.py", "blowup"), ("spike_then_blowup.py", "spike"),
+              ("spike_then_blowup.py", "blowup"), ("spike_then_blowup.py", "spike"), ("spike_then_blowup.py", "shard"),
               ("plain", "spike_then_blowup.py", "blowup")]
 
 
@@ -57,6 +57,18 @@ def test_a_spike_the_loss_came_back_from_is_not_what_a_later_blow_up_began_with(
     problems = spike.report["summary"]["problems"]
     assert [(problem["kind"], problem["step"]) for problem in problems] == [("loss_spike", 40)], problems
     assert "recovered_step 41" in problems[0]["evidence"], problems[0]
+
+
+def test_a_spike_the_loss_swung_back_from_once_on_its_way_to_a_nan_led_up_to_it(script_runs: ScriptRuns) -> None:
+    """The same data file breaks on: targets 100 times too large at step 40, back at step
+    41, 1000 times too large at step 42, a NaN target at step 43. One loss back between
+    them is no coming back: the spike has no `recovered_step` and led up to the NaN."""
+    run = script_runs.get("spike_then_blowup.py", "shard")
+    assert run.returncode == 0 and run.stdout.endswith("step 43: loss is nan, stopping\n"), run.stderr
+    assert "recovered_step" not in run.first("loss_spike"), run.first("loss_spike")
+    problems = run.report["summary"]["problems"]
+    assert [(problem["kind"], problem["step"]) for problem in problems] == [("nonfinite_input", 43)], problems
+    assert [line.split(" at ")[0] for line in problems[0]["precursors"]] == ["loss_spike", "grad_spike"], problems
 
 
 @pytest.mark.parametrize("seed", ["3", "8", "11"])

@@ -832,6 +832,27 @@ def test_a_buffer_state_dies_with_its_module() -> None:
     assert [(item.owner, item.name, item.finite_at) for item in found] == [(new, "scale", 2)], found
 
 
+def test_a_loss_spike_is_come_back_from_once_three_losses_in_a_row_are_back() -> None:
+    """A loss spike of 60 over losses near 1.02: back at step 32 once 1.5, 1.2 and 1.1 are
+    all under twice the median. A single 1.5 between the spike and 900, then NaN, is the
+    loss swinging on its way to the NaN: not back; nor is a run that ends two losses
+    after the spike."""
+    from loss_series import EventSink
+
+    def spike(after: list[float]) -> dict[str, object]:
+        detector, sink = LossSpikeDetector(), EventSink()
+        for step, loss in enumerate([1.0 + 0.01 * (i % 5) for i in range(30)] + [60.0, *after], start=1):
+            detector.on_step(_record(step, loss), sink)  # type: ignore[arg-type]
+        (event,) = [event for event in sink.events if event.kind == "loss_spike"]
+        assert event.step == 31, sink.events
+        return event.extra
+
+    assert spike([1.5, 1.2, 1.1, 1.0])["recovered_step"] == 32
+    assert "recovered_step" not in spike([1.5, 900.0, math.nan])
+    assert "recovered_step" not in spike([1.5, 1.2])
+    assert spike([1.5, 5.0, 1.2, 1.1, 1.0])["recovered_step"] == 34
+
+
 def test_a_jump_that_ends_the_run_is_weighed_as_noise_only_against_few_losses_of_tiny_batches() -> None:
     """A run that ends on a loss 15 times its early level 1, 7.5 times the largest of the
     four losses before it (2, a jump the early level left out): diverged, as the blow-up
