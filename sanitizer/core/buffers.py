@@ -9,12 +9,19 @@ from the batch alone (a NaN there comes from a NaN batch or activation, reported
 appears: they are its consequence), integer buffers (a step count), buffers
 non-finite when first measured (a mask constant of -inf, by design), and those whose values
 cannot be read cheaply (see `_readable`). The buffers are
-those the model's modules hold at its first training forward."""
+those the model's modules hold at its first training forward.
+
+A buffer found non-finite leaves the sum (it would hide every other buffer's breakage).
+One the detector reported is measured on its own, in the same read, until it is finite
+again (the script reset it, or reloaded a checkpoint): then it rejoins the sum, and its
+next breakage is found too. One non-finite by design (a mask rebuilt with -inf at each
+forward, never reported) is not measured again: a run with nothing wrong pays nothing."""
 from __future__ import annotations
 
 import math
 import weakref
-from typing import NamedTuple
+from functools import partial
+from typing import Callable, NamedTuple, Sequence
 
 import torch
 from torch import nn
@@ -33,6 +40,8 @@ class NonfiniteBuffer(NamedTuple):
     name: str  # as in the owner's `named_buffers()`, without its prefix
     value: float  # its L2 norm
     finite_at: int  # the step whose forward last found it finite
+    # measure it again until it is finite again (`BufferWatch.watch_again`): for a reported breakage
+    watch_again: Callable[[], None] = lambda: None
 
 
 class _Watched(NamedTuple):
@@ -43,13 +52,20 @@ class _Watched(NamedTuple):
 class BufferMeasure(NamedTuple):
     """A model's buffers measured as its first training forward of a step began: the sum of their squared
     norms is read with the step (one value, whatever their number); each one's only when
-    that sum is not finite."""
+    that sum is not finite. Reported buffers still non-finite are measured apart (`broken`)."""
 
     step: int
     watched: list[_Watched]
     tensors: list[torch.Tensor]
     squares: list[torch.Tensor]
     total: torch.Tensor
+    broken: list[_Watched]
+    broken_tensors: list[torch.Tensor]
+    broken_squares: list[torch.Tensor]
+
+    def values(self) -> list[torch.Tensor]:
+        """What the step's single read takes: the sum, then each broken buffer's square."""
+        return [self.total, *self.broken_squares]
 
 
 class BufferWatch:
@@ -59,25 +75,43 @@ class BufferWatch:
         # when first measured (by design), or already told. Weakly keyed: a module that dies
         # takes its entries along, never left to one that gets its id
         self._finite_at: weakref.WeakKeyDictionary[nn.Module, dict[str, int | None]] = weakref.WeakKeyDictionary()
+        # owner -> the keys of buffers reported non-finite, measured apart until finite again
+        self._broken: weakref.WeakKeyDictionary[nn.Module, set[str]] = weakref.WeakKeyDictionary()
 
     def measure(self, model: nn.Module, step: int) -> BufferMeasure | None:
         """`model`'s watched buffers, their squared norms taken now (as its forward begins)."""
-        watched, tensors = [], []
+        watched, tensors, broken, broken_tensors = [], [], [], []
         for entry in self._watched(model):
             owner = entry.owner()
             tensor = owner._buffers.get(entry.key) if owner is not None else None
-            if (tensor is not None and _readable(tensor) and tensor.numel()
-                    and self._finite_at.get(owner, {}).get(entry.key, 0) is not None):
+            if tensor is None or not _readable(tensor) or not tensor.numel():
+                continue
+            if self._finite_at.get(owner, {}).get(entry.key, 0) is not None:
                 watched.append(entry)
                 tensors.append(tensor)
-        if not tensors:
+            elif entry.key in self._broken.get(owner, ()):
+                broken.append(entry)
+                broken_tensors.append(tensor)
+        if not tensors and not broken:
             return None
-        squares = squared_norms(tensors)
-        device = squares[0].device  # a model split over devices: summed on the first
-        return BufferMeasure(step, watched, tensors, squares, torch.stack([s.to(device) for s in squares]).sum())
+        squares = squared_norms(tensors) if tensors else []
+        return BufferMeasure(step, watched, tensors, squares, _sum(squares), broken, broken_tensors,
+                             squared_norms(broken_tensors) if broken_tensors else [])
 
-    def judge(self, measure: BufferMeasure, total: float) -> list[NonfiniteBuffer]:
-        """The buffers `measure` (`total` its sum read) found non-finite that the previous one found finite."""
+    def judge_all(self, measures: list[BufferMeasure], values: list[float]) -> list[NonfiniteBuffer]:
+        """What `judge` finds in each measure, `values` read from their `values()` in turn."""
+        found, start = [], 0
+        for measure in measures:
+            count = len(measure.broken)
+            found += self.judge(measure, values[start], values[start + 1:start + 1 + count] if count else ())
+            start += 1 + count
+        return found
+
+    def judge(self, measure: BufferMeasure, total: float, broken: Sequence[float] = ()) -> list[NonfiniteBuffer]:
+        """The buffers `measure` (`total` its sum read, `broken` the squares of those it measured
+        apart) found non-finite that the previous one found finite."""
+        if broken:
+            self._mend(measure, list(broken))
         if math.isfinite(total):
             for entry in measure.watched:
                 owner = entry.owner()
@@ -95,10 +129,22 @@ class BufferWatch:
             if math.isfinite(norm):
                 steps[entry.key] = measure.step
                 continue
-            steps[entry.key] = None  # by design when first measured; else told once
+            steps[entry.key] = None  # by design when first measured; else told once, until finite again
             if last is not None and last < measure.step:
-                found.append(NonfiniteBuffer(owner, entry.key, norm, last))
+                found.append(NonfiniteBuffer(owner, entry.key, norm, last, partial(self.watch_again, owner, entry.key)))
         return found
+
+    def watch_again(self, owner: nn.Module, key: str) -> None:
+        """Measure a buffer found non-finite until it is finite again, then as before."""
+        self._broken.setdefault(owner, set()).add(key)
+
+    def _mend(self, measure: BufferMeasure, squares: list[float]) -> None:
+        """The broken buffers `measure` found finite again rejoin the sum, finite at its step."""
+        for entry, norm in zip(measure.broken, norms_from_squares(measure.broken_tensors, squares)):
+            owner = entry.owner()
+            if owner is not None and math.isfinite(norm):
+                self._broken[owner].discard(entry.key)
+                self._finite_at.setdefault(owner, {})[entry.key] = measure.step
 
     def _watched(self, model: nn.Module) -> list[_Watched]:
         entry = self._models.get(id(model))
@@ -110,6 +156,15 @@ class BufferWatch:
                 return []
             self._models[id(model)] = entry
         return entry[1]
+
+
+def _sum(squares: list[torch.Tensor]) -> torch.Tensor:
+    """The squares' sum, on the first one's device (a model split over devices); 0 for none
+    (every buffer of the model measured apart)."""
+    if not squares:
+        return torch.zeros(())
+    device = squares[0].device
+    return torch.stack([square.to(device) for square in squares]).sum()
 
 
 def _changing_buffers(model: nn.Module) -> list[_Watched]:

@@ -1159,7 +1159,7 @@ class Sanitizer:
             gather.add("kept", [value for queued, _ in probe.kept[0] for value in queued])
         checked = self._queue_initial_param_norms(gather, params)
         if probe.buffers:
-            gather.add("buffers", [measure.total for measure in probe.buffers])
+            gather.add("buffers", [value for measure in probe.buffers for value in measure.values()])
         updated, self._updated = self._updated, []
         gather.add("updated", [square for _, squares in updated for square in squares])
         scaler = self._scaler() if self._scaler is not None else None
@@ -1193,8 +1193,7 @@ class Sanitizer:
         data_wait, self._data_wait = self._data_wait, 0.0
         trail = probe.trail(values["trail"])
         kept, zeroed = kept_gradient(probe.kept[0], values.get("kept", [])) if probe.kept is not None else (None, False)
-        buffers = [found for measure, total in zip(probe.buffers, values.get("buffers", []))
-                   for found in self._buffers.judge(measure, total)] if self._buffers is not None else []
+        buffers = self._buffers.judge_all(probe.buffers, values.get("buffers", [])) if self._buffers is not None else []
         return StepRecord(
             step=self.step, skipped=skipped, partial=partial, losses=values["loss"],
             loss_sites=probe.loss_sites, trail=trail, model_site=probe.model_site,

@@ -7,7 +7,12 @@ Two rules, neither waiting for a long history:
   is enough, when it is also 5 times the median of all the losses before it (a
   noisy loss whose first batches were lucky keeps a low early level), so a warm-up blow-up at step 2 is reported as step 2 (the spike
   check needs 20 steps of history) once the 10 losses after it (or those
-  before the run ended) show that training did not come back: none fell below
+  before the run ended; a run that ends on the blow-up itself needs it as rare
+  as 1 in 1,001 for the noise of batches of two against the largest of the few
+  losses before it: 1,000 times a single loss; on batches of up to 4 items, or
+  of a size not known, 43 times the larger of two and 16 times the largest of
+  three; with four losses before it or more, or two or three on larger batches,
+  no more than the blow-up itself) show that training did not come back: none fell below
   0.8 times the early level (a network killed by the blow-up sits at chance;
   one that recovers trains on below where it started), unless the blow-up was
   one outlier batch: the next loss is back at the early level and the median
@@ -181,6 +186,16 @@ LR_STEPS = 5  # steps before a blow-up whose learning rate it is compared with..
 LR_RISE = 10.0  # ...and named when the rate grew this many times since
 TURNS, NEW, GREW = "turns", "new", "grew"  # optimizers take turns; a new objective; a group added
 JUMPED = 2.0  # a loss this many times the latest ones' median (or under its inverse) moved with a change
+# a warm-up blow-up that ends its run is judged only when the noise of the tiniest batches (two
+# items) jumps that far at odds under this: 1 in 1001, a loss 10 ** 3 times a single one before it
+NOISE_ODDS = 1 / (1 + BLOWUP ** 3)
+# losses before it, at most, against which that noise is weighed; with more, the early level rests
+# on several losses and the blow-up rule alone judges it
+NOISE_LOSSES = 3
+# items per batch, at most, whose mean squared error jumps BLOWUP times the larger of two others
+# at odds over NOISE_ODDS (1 in 680 for 4 items, 1 in 6,000 for 6): larger batches are weighed
+# against a single loss only
+TINY_BATCH = 4
 
 
 class DivergenceDetector(Detector):
@@ -251,7 +266,7 @@ class DivergenceDetector(Detector):
             # a group added with a loss term of its own moves the loss at once (a new
             # objective); layers unfrozen into the same objective leave it where it was
             change = NEW if self._jumped(loss) else None
-        if change == NEW and self._pending is not None and not _unjudged_rise(self._pending):
+        if change == NEW and self._pending is not None and not _too_few_to_judge(self._pending):
             self._report_blow_up(sink, self._pending)  # the last objective's, still pending when it stopped
         if change == NEW and self._climb is not None:
             self._report_climb(sink, self._climb)  # the last objective's climb, standing when it stopped
@@ -303,7 +318,8 @@ class DivergenceDetector(Detector):
                 self._steps > QUICK or loss >= ABOVE_TYPICAL * median(seen[:-1])):
             blow_up = _BlowUp(record.step, self._steps, loss, level, _loss_site(record), self._steps > QUICK,
                               lr_from=lr_from, lr_to=lr, from_chance=level >= CHANCE and _class_indexed(record),
-                              chance=_chance(record))
+                              chance=_chance(record),
+                              noise_odds=_noise_odds(loss, list(self._window)[:-1], record.batch_items))
             rising = self._rising
             if blow_up.sustained and rising is not None:
                 # dated at the first of the unbroken run of high losses, whose learning rate is
@@ -448,7 +464,7 @@ class DivergenceDetector(Detector):
             self._report_climb(sink, self._climb)  # still standing when the run ended
         # a warm-up blow-up still pending: the run ended before RECOVERY losses came after it,
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
-        if self._pending is not None and not _unjudged_rise(self._pending) and not _noise_at_start(self._pending):
+        if self._pending is not None and not _too_few_to_judge(self._pending):
             self._judge_pending(sink, self._pending, ended=True)
         crashed = getattr(sink, "crashed_in", None)  # the step an exception of the script ended the run in
         rising = self._rising
@@ -668,6 +684,7 @@ class _BlowUp:
     chance: float | None = None  # ln(classes) of the cross-entropy the loss is, when it is one
     deferred: bool = False  # judged after CLIMB_WAIT losses: back, but at that chance level
     waited: bool = False  # judged after 2 * RECOVERY losses: they reach down to the early spread
+    noise_odds: float = 0.0  # in the warm-up: how likely the batches' noise alone jumps that far (`_noise_odds`)
 
 
 def _chance(record: StepRecord) -> float | None:
@@ -705,11 +722,37 @@ def _chance_note(blow_up: _BlowUp) -> str:
             "nothing")
 
 
-def _noise_at_start(pending: _BlowUp) -> bool:
-    """A blow-up at the run's second loss that the run ended on (no loss after it), less
-    than BLOWUP ** 3 times the first: one loss ten times another is what two batches of
-    two give one time in ten, and a single loss is no level to diverge from."""
-    return not pending.after and pending.steps <= 2 and pending.loss < BLOWUP ** 3 * pending.level
+def _noise_odds(loss: float, before: list[float], items: int | None) -> float:
+    """The odds that `loss` is as many times the largest of the k losses `before` it by
+    the noise of batches of two alone: a mean of two squared errors is an exponential
+    draw, and the largest of k such draws is a sum of exponentials of rates 1 to k, so a
+    draw r times it or more comes at odds of the product of j / (j + r) for j = 1 to k
+    (ten times one other loss: 1 in 11; ten times the largest of three: 1 in 286).
+    Weighed against a single loss whatever the batch (one loss is no level to diverge
+    from), against two or three only on batches of TINY_BATCH `items` or fewer, or of a
+    size not known (larger ones jump that far more rarely); otherwise, or with more than
+    NOISE_LOSSES losses before it, 0: the blow-up rule alone judges it."""
+    largest = max(before, default=0.0)
+    larger_batch = items is not None and items > TINY_BATCH
+    if largest <= 0 or len(before) > NOISE_LOSSES or (len(before) > 1 and larger_batch):
+        return 0.0
+    ratio = loss / largest
+    return math.prod(j / (j + ratio) for j in range(1, len(before) + 1))
+
+
+def _noise_at_end(pending: _BlowUp) -> bool:
+    """A warm-up blow-up whose losses ended on it (no loss after it: the run or its
+    objective stopped there), as likely as NOISE_ODDS or more to be its batches' noise
+    against the few losses before it (`_noise_odds`): under 1000 times a single loss;
+    on batches of TINY_BATCH items or fewer (or of a size not known), under 43 times the
+    larger of two or 16 times the largest of three."""
+    return not pending.after and pending.noise_odds > NOISE_ODDS
+
+
+def _too_few_to_judge(pending: _BlowUp) -> bool:
+    """A warm-up blow-up whose losses ended before they could tell it from noise or from
+    a warm-up rise (`_noise_at_end`, `_unjudged_rise`): nothing is reported."""
+    return _noise_at_end(pending) or _unjudged_rise(pending)
 
 
 def _unjudged_rise(pending: _BlowUp) -> bool:

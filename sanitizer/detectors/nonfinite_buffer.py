@@ -7,7 +7,8 @@ named, as what keeps the next forwards non-finite, but said to be their conseque
 diagnosis folds it under them. A buffer NaN or Inf by design after the first step (a
 causal mask rebuilt with -inf at each forward, a NaN placeholder, a float16 sentinel) leaves
 that forward's outputs finite: it is dropped, whatever happens later (a blow-up steps later
-has its own cause). A NaN made by the loss code alone (finite outputs) is not the buffer's
+has its own cause), and is not measured again. One reported is measured until it is finite
+again (the script reset it): its next breakage is reported too. A NaN made by the loss code alone (finite outputs) is not the buffer's
 either, nor are outputs a non-finite batch explains. In the diagnosis a buffer follows what
 its step made non-finite before it was written (a batch, an activation, a weight the update broke)."""
 from __future__ import annotations
@@ -46,6 +47,7 @@ class NonfiniteBufferDetector(Detector):
                 return
             self.reported += 1
             _report(sink, record.step, found, self.nonfinite_in.get(found.finite_at))
+            found.watch_again()  # once finite again (reset by the script), a new breakage is found too
 
     def _note_nonfinite(self, record: StepRecord) -> None:
         if self.nonfinite_in:

@@ -16,7 +16,11 @@ own upper tail reaches at odds of 1 in 10,000, or is BEYOND_LARGEST times its
 largest value. A spike must also be large against where the series started (the median of
 its first 5 values, or of its first 20 when higher). A spike's message names the
 learning rate's rise when the optimizer's rate (its first group's) grew 10 times or
-more over the window (a learning-rate range test, a schedule gone wrong).
+more over the window (a learning-rate range test, a schedule gone wrong). A reported
+spike's event says when the series came back (`recovered_step`: the first of 3 values in
+a row after it under twice the median it stood above; one such value between higher
+ones, or a NaN, is the series swinging, not back), so that a blow-up that comes after
+it is not said to have begun with it.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import math
 from collections import deque
 from typing import TYPE_CHECKING
 
+from sanitizer.core.events import Event
 from sanitizer.core.probe import StepRecord
 from sanitizer.detectors.base import Detector, optimizer_words
 from sanitizer.detectors.stats import RollingWindow, median, tail_reach, upward_outlier
@@ -43,6 +48,13 @@ MOVED = 2.0  # the first value after a parameter group was added this far from t
 LR_RISE = 10.0  # a learning rate that grew this many times over the window is named
 SHORT_BATCH = 0.5  # a step given fewer than this share of the usual items is not judged
 BEYOND_LARGEST = 10.0  # a value this many times the window's largest is a spike however wide its tail
+# a value under this many times the median a reported spike stood above: the series came back
+# (`recovered_step` on the spike's event; the diagnosis tells such a transient from the start of
+# what follows it)
+BACK = 2.0
+# values in a row that must be back: one between higher ones is the series swinging on its way to
+# a NaN (60, 1.5, 900, NaN), which the diagnosis ties to a spike up to 3 steps before it
+STAY_BACK = 3
 
 
 class _SpikeDetector(Detector):
@@ -80,6 +92,9 @@ class _SpikeDetector(Detector):
         self._largest_batch: dict[int | None, int] = {}
         self._groups: dict[int | None, int] = {}  # parameter groups of each optimizer at its latest step
         self._lrs: dict[int | None, deque[float | None]] = {}  # learning rates of the window's steps
+        # the latest reported spike of each optimizer, until the series comes back: its event, the
+        # value under which it is back, and the steps of the latest values back in a row
+        self._unrecovered: dict[int | None, tuple[Event, float, list[int]]] = {}
 
     def value_of(self, record: StepRecord) -> float | None:
         raise NotImplementedError
@@ -89,6 +104,8 @@ class _SpikeDetector(Detector):
         if value is None or record.skipped or record.partial:
             return
         key = record.optimizer_id
+        if key in self._unrecovered:
+            self._follow_recovery(key, record.step, value)
         if self._follow_groups(key, record.param_groups):
             window = self._windows.get(key)
             recent = median(list(window.values)[-RECENT:]) if window is not None and len(window) else None
@@ -125,6 +142,18 @@ class _SpikeDetector(Detector):
                         and self._beyond_tail(window, value)):
                     self._report(record, sink, value, centre, sigma, len(window))
         window.add(value)
+
+    def _follow_recovery(self, key: int | None, step: int, value: float) -> None:
+        """The spike's event says at which step the series came back: the first of STAY_BACK
+        values in a row under BACK times the median it stood above (a NaN is not back)."""
+        event, back, steps = self._unrecovered[key]
+        if not value < back:
+            steps.clear()
+            return
+        steps.append(step)
+        if len(steps) == STAY_BACK:
+            event.extra["recovered_step"] = steps[0]
+            del self._unrecovered[key]
 
     def _above_recent(self, window: RollingWindow, value: float) -> bool:
         """Whether `value` stands far above the latest few values too (not the next
@@ -194,10 +223,12 @@ class _SpikeDetector(Detector):
         rose = lr_from is not None and lr_to is not None and lr_from > 0 and lr_to >= LR_RISE * lr_from
         cause = (f", while the learning rate rose from {format_number(lr_from)} to {format_number(lr_to)} "
                  "over those steps (param_groups[0]['lr'])" if rose else "")
-        sink.emit(self.kind, record.step,
-                  f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}{cause}",
-                  where=next((site for site in record.loss_sites if site), None), value=value,
-                  extra={"baseline": centre, "sigma": sigma, **({"lr": [lr_from, lr_to]} if rose else {})})
+        event = sink.emit(self.kind, record.step,
+                          f"{self.what} {value:.4g} is {how} {centre:.4g} over the last {history} steps{whose}{cause}",
+                          where=next((site for site in record.loss_sites if site), None), value=value,
+                          extra={"baseline": centre, "sigma": sigma, **({"lr": [lr_from, lr_to]} if rose else {})})
+        if event is not None and centre > 0:
+            self._unrecovered[record.optimizer_id] = (event, BACK * centre, [])
 
 
 class LossSpikeDetector(_SpikeDetector):

@@ -8,8 +8,12 @@ loss scale explains what its skipped steps look like and is itself explained by
 a forward that had already gone non-finite, a leak explains memory growth,
 gradients never cleared explain the blow-up they grow into). A symptom that came
 before its root (the spike in the steps before a NaN) is shown as having led up to
-it, never as explained by what followed. Problems come in the order they started;
-end-of-run verdicts last, the sanitizer's own errors at the very end.
+it, never as explained by what followed; a spike the series had come back from
+before a blow-up began (`recovered_step`) neither led up to it nor is explained by
+it: it stays a problem of its own. A spike up to NAN_LEAD steps before a NaN led up
+to it, come back from or not. Problems come in the order they
+started, end-of-run verdicts last; then spikes the run came back from (what lasted
+matters first), and the sanitizer's own errors at the very end.
 
 The report, the end-of-run summary, `show` and the HTML page all read this.
 """
@@ -54,7 +58,8 @@ STATIC_SCALE_ADVICE = ("the loss handed to backward() is multiplied by {scale:g}
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
 COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
 DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
-EVIDENCE_FIELDS = ("value", "culprit", "first_nonfinite_module", "baseline", "params")
+EVIDENCE_FIELDS = ("value", "culprit", "first_nonfinite_module", "baseline", "params", "recovered_step")
+SPIKES = ("loss_spike", "grad_spike")
 CORE_FIELDS = frozenset({"kind", "severity", "step", "message", "module", "param", "where", "rank", "related"})
 
 
@@ -299,7 +304,19 @@ def _roots(groups: list[_Group]) -> list[_Group]:
             earlier.symptoms = []
         roots.append(group)
     own_errors = [root for root in roots if root.kind == "sanitizer_error"]
-    return [root for root in roots if root.kind != "sanitizer_error"] + own_errors
+    came_back = [root for root in roots if _came_back(root)]
+    return [root for root in roots if root not in came_back and root not in own_errors] + came_back + own_errors
+
+
+def _came_back(group: _Group) -> bool:
+    """A spike the series came back from (`recovered_step`, see detectors/spikes.py)."""
+    return group.kind in SPIKES and group.first.get("recovered_step") is not None
+
+
+def _back_before(symptom: _Group, cause: _Group) -> bool:
+    """A spike the series had come back from before `cause` began: no part of it."""
+    back = as_float(symptom.first.get("recovered_step"))
+    return symptom.kind in SPIKES and back is not None and cause.step is not None and back <= cause.step
 
 
 def explains(cause: _Group, symptom: _Group) -> bool:
@@ -342,8 +359,10 @@ def _nan_chain(cause: _Group, symptom: _Group) -> bool:
 
 
 def _nan_symptoms(cause: _Group, symptom: _Group) -> bool:
-    """A NaN explains the verdicts after it, and parameters that learned and then got only
-    zero gradients from then on (the backward of a ReLU on NaN inputs is zero)."""
+    """A NaN explains the verdicts after it (and a spike up to NAN_LEAD steps before it,
+    even one the series came back from in between: the blow-up swinging on its way to the
+    NaN), and parameters that learned and then got only zero gradients from then on (the
+    backward of a ReLU on NaN inputs is zero)."""
     if cause.kind not in NONFINITE:
         return False
     if symptom.kind == "unused_parameter":
@@ -388,7 +407,8 @@ def _leak_symptoms(cause: _Group, symptom: _Group) -> bool:
 
 def _divergence_symptoms(cause: _Group, symptom: _Group) -> bool:
     """A loss that blew up explains its spikes (also the one its window of recent losses
-    began with: a batch of inputs a thousand times larger), the NaN it ends in, a
+    began with: a batch of inputs a thousand times larger, unless the loss had come back
+    from it before the blow-up began), the NaN it ends in, a
     stuck loss, and parameters that learned and then stopped getting gradients after
     it (ReLUs killed by the huge updates)."""
     if cause.kind != "divergence":
@@ -396,8 +416,8 @@ def _divergence_symptoms(cause: _Group, symptom: _Group) -> bool:
     if symptom.kind == "unused_parameter":
         return symptom.first.get("since") is not None and _later(symptom, cause)
     followers = AFTER_NAN | set(NONFINITE)
-    lead = DIVERGENCE_LEAD if symptom.kind in ("loss_spike", "grad_spike") else NAN_LEAD
-    return symptom.kind in followers and _later(symptom, cause, lead)
+    lead = DIVERGENCE_LEAD if symptom.kind in SPIKES else NAN_LEAD
+    return symptom.kind in followers and _later(symptom, cause, lead) and not _back_before(symptom, cause)
 
 
 def _kept_gradient_symptoms(cause: _Group, symptom: _Group) -> bool:

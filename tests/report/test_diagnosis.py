@@ -62,6 +62,29 @@ def test_a_spike_before_the_nan_it_ended_in_led_up_to_it():
         {"script": "train.py", "events": events})
 
 
+def test_a_spike_the_loss_came_back_from_before_a_blow_up_is_a_problem_of_its_own():
+    """A loss spike at step 40 the loss came back from at step 41 (`recovered_step`), then
+    a blow-up from step 45 that ends in NaN: the blow-up comes first with what it explains;
+    the spike did not lead up to it nor follow from it, and is listed after it, saying when
+    the loss came back. A spike the loss had not come back from when the blow-up began
+    still led up to it, and so does one up to 3 steps before a NaN, come back from or not:
+    the loss swinging on its way to the NaN (60 at step 31, 1.5, 900, NaN at step 34)."""
+    spike = _event("loss_spike", 40, recovered_step=41)
+    blow_up = [_event("divergence", 45), _event("nonfinite_loss", 47)]
+    problems = diagnose({"events": [spike, _event("grad_spike", 40), *blow_up]})
+    assert [(p.kind, [line.split(" at ")[0] for line in p.symptoms]) for p in problems] == [
+        ("divergence", ["nonfinite_loss"]), ("loss_spike", ["grad_spike"])]
+    assert problems[0].precursors == 0 and "recovered_step 41" in problems[1].evidence, problems
+    late = {**spike, "recovered_step": 60}  # back only long after: the blow-up began with it
+    led, = diagnose({"events": [late, *blow_up]})
+    assert (led.kind, led.precursors, led.symptoms[0].split(" at ")[0]) == ("divergence", 1, "loss_spike"), led
+    swing = [_event("loss_spike", 31, recovered_step=32), _event("nonfinite_loss", 34)]
+    led, = diagnose({"events": swing})
+    assert (led.kind, led.step, led.precursors, led.symptoms[0].split(" at ")[0]) == (
+        "nonfinite_loss", 34, 1, "loss_spike"), led
+    assert _shape([spike, _event("nonfinite_loss", 44)]) == [("nonfinite_loss", []), ("loss_spike", [])]
+
+
 def test_the_first_non_finite_value_is_the_root_whatever_its_kind():
     events = [_event("nonfinite_grad", 4), _event("nonfinite_param", 4), _event("nonfinite_loss", 6)]
     assert _shape(events) == [("nonfinite_grad", ["nonfinite_param", "nonfinite_loss"])]

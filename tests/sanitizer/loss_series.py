@@ -29,11 +29,12 @@ def _at(value: Any, step: int) -> Any:
 
 def divergence_events(losses: list[float], *, optimizer_id: int | list[int] | None = 1,
                       param_groups: int | list[int] | None = None, lr: float | list[float] | None = None,
-                      models: list[list[Any]] | None = None, classes: int | None = None) -> list[Any]:
+                      models: list[list[Any]] | None = None, classes: int | None = None,
+                      batch_items: int | None = None) -> list[Any]:
     """The divergence events of a run with these losses (one per step); each of
     `optimizer_id`, `param_groups` and `lr` is one value or one per step; `models`: the
     training parameters of each step; `classes`: each loss is the mean cross-entropy over
-    that many classes."""
+    that many classes; `batch_items`: the items each step's forward was given."""
     from sanitizer.core.loss_calls import LossCall
     from sanitizer.core.probe import StepRecord
     from sanitizer.detectors.divergence import DivergenceDetector
@@ -47,6 +48,6 @@ def divergence_events(losses: list[float], *, optimizer_id: int | list[int] | No
                                     memory_bytes=None, graph_roots=[], optimizer_id=_at(optimizer_id, step),
                                     param_groups=_at(param_groups, step), lr=_at(lr, step),
                                     training_params=models[step - 1] if models is not None else [],
-                                    loss_calls=calls), sink)  # type: ignore[arg-type]
+                                    loss_calls=calls, batch_items=batch_items), sink)  # type: ignore[arg-type]
     detector.on_end(sink)  # type: ignore[arg-type]
     return sink.events

@@ -7,7 +7,8 @@ import pytest
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy"),
-              ("clipped_policy_rollouts.py",), ("clipped_policy_rollouts.py", "--nan-state", "8")]
+              ("clipped_policy_rollouts.py",), ("clipped_policy_rollouts.py", "--nan-state", "8"),
+              ("tiny_batch_crash.py", "noise"), ("tiny_batch_crash.py", "diverged"), ("tiny_batch_crash.py", "large")]
 
 
 @pytest.mark.parametrize(("mode", "crash", "error"), [
@@ -54,3 +55,41 @@ def test_a_crash_on_the_nan_a_nan_update_left_in_the_weights_follows_that_update
         "the script crashed in step 25, with the weights non-finite since step 22 (problem 2): ValueError"), problems
     assert (problems[1]["kind"], problems[1]["step"]) == ("nonfinite_input", 22), problems
     assert run.first("nonfinite_param")["step"] == 22
+
+
+def test_a_crash_on_the_third_step_of_tiny_batches_follows_no_divergence_from_two_losses(
+        script_runs: ScriptRuns) -> None:
+    """Batches of two, a crash saving the third step's checkpoint: a third loss 22 times
+    the larger of the first two is what such batches give about once in 300 (seed 38), no
+    divergence from a level of two losses, and the crash names none. At a learning rate
+    2,000 times higher the loss is 22,000 times its first at step 2: a divergence, which
+    the crash follows."""
+    run = script_runs.get("tiny_batch_crash.py", "noise")
+    assert run.returncode == 1 and "Parent directory runs/tiny_batch does not exist" in run.stderr, run.stderr
+    assert run.stdout == script_runs.plain("tiny_batch_crash.py", "noise").stdout  # the run's numbers, unchanged
+    losses = [float(line.split()[1]) for line in run.stdout.splitlines()]
+    assert len(losses) == 3 and 10 * max(losses[:2]) < losses[2] < 43 * max(losses[:2]), losses
+    assert run.events("divergence") == [], run.events()
+    problems = run.report["summary"]["problems"]
+    assert problems[0]["headline"].startswith("the script crashed: RuntimeError: Parent directory"), problems
+    diverged = script_runs.get("tiny_batch_crash.py", "diverged")
+    event = diverged.first("divergence")
+    assert event["step"] == 2 and event["diverged_at_crash"] is True, event
+    assert diverged.report["summary"]["problems"][0]["headline"].startswith(
+        "the script crashed in step 4, after the loss diverged at step 2 (problem 2): RuntimeError"), diverged.report
+
+
+def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_ended_on(
+        script_runs: ScriptRuns) -> None:
+    """Batches of 256 at a learning rate past what the regression allows: the loss grows
+    about 4.5 times a step, 21 times its first at step 3, where the checkpoint's save
+    crashes. The mean of 256 squared errors never jumps that far by noise (batches of two
+    do, once in 18): the crash follows the divergence at step 3."""
+    run = script_runs.get("tiny_batch_crash.py", "large")
+    assert run.returncode == 1 and "Parent directory runs/tiny_batch does not exist" in run.stderr, run.stderr
+    losses = [float(line.split()[1]) for line in run.stdout.splitlines()]
+    assert len(losses) == 3 and 10 * losses[0] < losses[2] < 10 * losses[1], losses
+    event = run.first("divergence")
+    assert event["step"] == 3 and event["diverged_at_crash"] is True, event
+    assert run.report["summary"]["problems"][0]["headline"].startswith(
+        "the script crashed in step 4, after the loss diverged at step 3"), run.report["summary"]["problems"]

@@ -526,8 +526,8 @@ def test_a_floored_normalised_update_is_healthy_and_unchanged(script_runs: Scrip
 
 PRELAUNCH += [*[("buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "nan-batch", "healthy", "meta",
                                                      "odd", "by-design", "by-design-lr", "loss-nan",
-                                                     "ema-weight")],
-              *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic")]]
+                                                     "ema-weight", "reset")],
+              *[("plain", "buffer_nan.py", mode) for mode in ("zero-scale", "copied", "critic", "reset")]]
 
 
 @pytest.mark.parametrize("mode, written, module", [("zero-scale", 3, "norm"), ("copied", 2, "norm"),
@@ -552,6 +552,18 @@ def test_a_buffer_turned_nan_is_named_with_the_step_that_wrote_it(
     assert [p["kind"] for p in problems] == ["nonfinite_buffer"], problems
     assert any(line.startswith(f"nonfinite_activation at step {written + 1}: output of {module}")
                for line in problems[0]["symptoms"]), problems[0]
+
+
+def test_a_buffer_the_script_reset_is_reported_again_when_it_breaks_again(script_runs: ScriptRuns) -> None:
+    """The EMA breaks on the all-zero batch of step 3, the script's guard resets it after
+    step 4's NaN loss, and it breaks again on step 6's: both breakages are reported, the
+    second dated from the step that found it finite again. Left broken (zero-scale), it
+    is reported once, however many forwards read it."""
+    run = script_runs.get("buffer_nan.py", "reset")
+    assert (run.returncode, run.stdout) == (0, script_runs.plain("buffer_nan.py", "reset").stdout), run.stderr
+    found = [(event["step"], event["buffer"], event["found_at"]) for event in run.events("nonfinite_buffer")]
+    assert found == [(3, "norm.scale", 4), (6, "norm.scale", 7)], run.events("nonfinite_buffer")
+    assert len(script_runs.get("buffer_nan.py", "zero-scale").events("nonfinite_buffer")) == 1
 
 
 def test_a_buffer_a_nan_batch_reached_is_its_consequence(script_runs: ScriptRuns) -> None:

@@ -22,7 +22,9 @@ PRELAUNCH += [("spikes.py",), ("fp16_scaler.py",), ("grad_underflow.py",), ("van
               ("poly_features.py", "--seed", "3", "--corrupt", "150"), ("gan_saturated.py",), ("gan_saturated.py", "--swap"),
               ("heavy_tail_sgd.py",), ("heavy_tail_sgd.py", "--creep", "0.03"),
               *[("heavy_tail_sgd.py", "--seed", seed) for seed in ("52", "57", "61", "83", "93")],
-              ("dead_at_chance.py", "--lr", "0.3"), ("dead_at_chance.py", "--outlier")]
+              ("dead_at_chance.py", "--lr", "0.3"), ("dead_at_chance.py", "--outlier"),
+              ("spike_then_blowup.py", "blowup"), ("spike_then_blowup.py", "spike"), ("spike_then_blowup.py", "shard"),
+              ("plain", "spike_then_blowup.py", "blowup")]
 
 
 def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None:
@@ -32,7 +34,42 @@ def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None
     assert loss["value"] > 50 * loss["baseline"]
     grad = run.first("grad_spike")
     assert grad["step"] == 40 and grad["value"] > 10 * grad["baseline"]
+    # its huge update left the network far off: the loss is still hundreds of times its median at step 60
+    assert "recovered_step" not in loss, loss
     assert run.errors() == []
+
+
+def test_a_spike_the_loss_came_back_from_is_not_what_a_later_blow_up_began_with(script_runs: ScriptRuns) -> None:
+    """Four targets 100 times too large at step 40: a loss spike the loss is back from at
+    step 41. From step 44 a learning rate of 1000 blows the loss up (from step 45) to Inf
+    at step 50. The divergence comes first, with the Inf it ran into; the spike is a
+    problem of its own, listed after it, not what led up to it. Without the blow-up, the
+    spike alone, saying when the loss came back."""
+    run = script_runs.get("spike_then_blowup.py", "blowup")
+    assert run.returncode == 0 and run.stdout.endswith("step 50: loss is inf, stopping\n"), run.stderr
+    assert run.stdout == script_runs.plain("spike_then_blowup.py", "blowup").stdout  # the run's numbers, unchanged
+    assert run.first("loss_spike")["recovered_step"] == 41, run.first("loss_spike")
+    problems = run.report["summary"]["problems"]
+    assert [(problem["kind"], problem["step"]) for problem in problems] == [("divergence", 45), ("loss_spike", 40)]
+    assert problems[0]["precursors"] == [], problems[0]
+    assert [symptom.split(" at ")[0] for symptom in problems[0]["symptoms"]] == ["nonfinite_loss"], problems[0]
+    spike = script_runs.get("spike_then_blowup.py", "spike")
+    assert spike.returncode == 0 and spike.events("divergence") == [], spike.events()
+    problems = spike.report["summary"]["problems"]
+    assert [(problem["kind"], problem["step"]) for problem in problems] == [("loss_spike", 40)], problems
+    assert "recovered_step 41" in problems[0]["evidence"], problems[0]
+
+
+def test_a_spike_the_loss_swung_back_from_once_on_its_way_to_a_nan_led_up_to_it(script_runs: ScriptRuns) -> None:
+    """The same data file breaks on: targets 100 times too large at step 40, back at step
+    41, 1000 times too large at step 42, a NaN target at step 43. One loss back between
+    them is no coming back: the spike has no `recovered_step` and led up to the NaN."""
+    run = script_runs.get("spike_then_blowup.py", "shard")
+    assert run.returncode == 0 and run.stdout.endswith("step 43: loss is nan, stopping\n"), run.stderr
+    assert "recovered_step" not in run.first("loss_spike"), run.first("loss_spike")
+    problems = run.report["summary"]["problems"]
+    assert [(problem["kind"], problem["step"]) for problem in problems] == [("nonfinite_input", 43)], problems
+    assert [line.split(" at ")[0] for line in problems[0]["precursors"]] == ["loss_spike", "grad_spike"], problems
 
 
 @pytest.mark.parametrize("seed", ["3", "8", "11"])

@@ -537,3 +537,18 @@ def test_a_jump_at_step_two_that_ends_the_run_is_judged_only_when_far_beyond_noi
     assert _divergence_events([0.00638, 1.29]) == []
     (event,) = _divergence_events([0.01, 12.0])
     assert event.step == 2 and "the run ended there" in event.message, event.message
+
+
+def test_a_jump_that_ends_the_run_is_judged_against_how_few_losses_came_before_it() -> None:
+    """The third loss of a run that ends there, 12 times the larger of the first two (a
+    regression in batches of two does that about once in a hundred): noise, as ten times a
+    single loss is. The bar falls as losses come before it: 43 times the larger of two, 16
+    times the largest of three, and from four losses on the plain ten times. A loss after
+    the jump is more evidence: then the blow-up rule is unchanged."""
+    assert _divergence_events([0.42, 0.61, 7.3]) == []
+    (event,) = _divergence_events([0.42, 0.61, 30.0])
+    assert event.step == 3 and "the run ended there" in event.message, event.message
+    assert _divergence_events([0.5, 0.6, 0.55, 8.0]) == []
+    assert [event.step for event in _divergence_events([0.5, 0.6, 0.55, 12.0])] == [4]
+    assert [event.step for event in _divergence_events([0.5, 0.6, 0.55, 0.58, 6.1])] == [5]
+    assert [event.step for event in _divergence_events([0.42, 0.61, 7.3, 7.0])] == [3]

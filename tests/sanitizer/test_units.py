@@ -832,6 +832,85 @@ def test_a_buffer_state_dies_with_its_module() -> None:
     assert [(item.owner, item.name, item.finite_at) for item in found] == [(new, "scale", 2)], found
 
 
+def test_a_loss_spike_is_come_back_from_once_three_losses_in_a_row_are_back() -> None:
+    """A loss spike of 60 over losses near 1.02: back at step 32 once 1.5, 1.2 and 1.1 are
+    all under twice the median. A single 1.5 between the spike and 900, then NaN, is the
+    loss swinging on its way to the NaN: not back; nor is a run that ends two losses
+    after the spike."""
+    from loss_series import EventSink
+
+    def spike(after: list[float]) -> dict[str, object]:
+        detector, sink = LossSpikeDetector(), EventSink()
+        for step, loss in enumerate([1.0 + 0.01 * (i % 5) for i in range(30)] + [60.0, *after], start=1):
+            detector.on_step(_record(step, loss), sink)  # type: ignore[arg-type]
+        (event,) = [event for event in sink.events if event.kind == "loss_spike"]
+        assert event.step == 31, sink.events
+        return event.extra
+
+    assert spike([1.5, 1.2, 1.1, 1.0])["recovered_step"] == 32
+    assert "recovered_step" not in spike([1.5, 900.0, math.nan])
+    assert "recovered_step" not in spike([1.5, 1.2])
+    assert spike([1.5, 5.0, 1.2, 1.1, 1.0])["recovered_step"] == 34
+
+
+def test_a_jump_that_ends_the_run_is_weighed_as_noise_only_against_few_losses_of_tiny_batches() -> None:
+    """A run that ends on a loss 15 times its early level 1, 7.5 times the largest of the
+    four losses before it (2, a jump the early level left out): diverged, as the blow-up
+    rule alone says from four losses on. The third loss 30 times two losses of 1 is what
+    batches of two give once in 496: noise on batches of 4 items or of a size not known,
+    a divergence on batches of 256. A second loss 200 times the first is no divergence
+    whatever the batch: a single loss is no level."""
+    from loss_series import divergence_events
+
+    (event,) = divergence_events([1.0, 2.0, 2.0, 2.0, 15.0])
+    assert event.step == 5 and "the run ended there" in event.message, event.message
+    assert divergence_events([1.0, 2.0, 2.0, 2.0, 9.0]) == []  # under 10 times the early level
+    (event,) = divergence_events([1.0, 1.0, 30.0], batch_items=256)
+    assert event.step == 3 and "the run ended there" in event.message, event.message
+    assert divergence_events([1.0, 1.0, 30.0], batch_items=4) == []
+    assert divergence_events([1.0, 1.0, 30.0]) == []
+    assert divergence_events([1.0, 200.0], batch_items=256) == []
+
+
+def test_a_reported_buffer_is_measured_again_once_finite_and_one_never_reported_is_not() -> None:
+    """A buffer reported NaN is measured apart until the script resets it; then it rejoins
+    the sum and its next breakage is found, dated from the step that found it finite again.
+    One found non-finite and never reported (by design: a mask rebuilt with -inf) is not
+    measured again, reset or not: a run with nothing wrong measures nothing more."""
+    import torch
+    from torch import nn
+
+    from sanitizer.core.buffers import BufferWatch
+
+    class Holder(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_buffer("scale", torch.ones(4))
+            self.register_buffer("mask", torch.zeros(4))
+
+    def judged(step: int) -> list[tuple[str, int]]:
+        measure = watch.measure(model, step)
+        assert measure is not None
+        values = [float(value) for value in measure.values()]
+        return [(item.name, item.finite_at) for item in watch.judge_all([measure], values)]
+
+    model, watch = Holder(), BufferWatch()
+    assert judged(1) == []
+    model.scale.fill_(math.nan)
+    model.mask.fill_(-math.inf)
+    found = watch.judge_all([watch.measure(model, 2)], [math.nan])
+    assert [(item.name, item.finite_at) for item in found] == [("scale", 1), ("mask", 1)]
+    found[0].watch_again()  # the scale was reported, the mask was not
+    assert watch.measure(model, 3).broken_tensors == [model.scale]
+    model.scale.fill_(1.0)
+    model.mask.zero_()
+    assert judged(4) == [] and judged(5) == []
+    measure = watch.measure(model, 6)  # the scale back in the sum; the mask stays out
+    assert measure.tensors == [model.scale] and measure.broken == [], measure
+    model.scale.fill_(math.inf)
+    assert judged(7) == [("scale", 5)]
+
+
 def test_only_the_scripts_step_hooks_are_named() -> None:
     """A step hook of torch's own (the profiler's) or of another library is not the script's
     and is not named as what may have written a weight; a partial is named by its function."""

@@ -8,6 +8,10 @@ constant, by design).
                  it (finite). Expected: nonfinite_buffer at step 3 naming buffer
                  `norm.scale` and module `norm`, first in the diagnosis; step 4's
                  non-finite outputs fold under it.
+    reset        the all-zero batch of zero-scale comes at steps 3 and 6; the script's own
+                 guard skips the update of a step whose loss is not finite and resets the
+                 EMA to ones. Expected: nonfinite_buffer at step 3 and again at step 6, each
+                 found by the next forward.
     copied       after step 2 the script copies a NaN statistic into `norm.scale`
                  (`.copy_()`, as a bad checkpoint does). Expected: nonfinite_buffer at
                  step 2 naming `norm.scale`.
@@ -102,9 +106,9 @@ class Net(nn.Module):
 model = Net()
 critic = nn.Sequential(Standardize(), nn.Linear(D, 1))
 opt = torch.optim.SGD([*model.parameters(), *(critic.parameters() if mode == "critic" else ())], lr=1e-2)
-for step in range(1, 7):
+for step in range(1, 9 if mode == "reset" else 7):
     x, y = torch.randn(16, D), torch.randn(16, 1)
-    if step == 3 and mode == "zero-scale":
+    if (step == 3 and mode == "zero-scale") or (step in (3, 6) and mode == "reset"):
         x = torch.zeros(16, D)
     if step == 3 and mode in ("nan-batch", "meta"):
         x[0, 0] = float("nan")
@@ -119,6 +123,9 @@ for step in range(1, 7):
         loss = loss + critic(torch.zeros(16, D) if step == 3 else x).pow(2).mean()
     opt.zero_grad()
     loss.backward()
+    if mode == "reset" and not torch.isfinite(loss):
+        opt.zero_grad()  # skip the batch, and start the running scale again
+        model.norm.scale.fill_(1.0)
     opt.step()
     if mode == "ema-weight":
         with torch.no_grad():
