@@ -60,6 +60,7 @@ COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
 DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
 EVIDENCE_FIELDS = ("value", "culprit", "first_nonfinite_module", "baseline", "params", "recovered_step")
 SPIKES = ("loss_spike", "grad_spike")
+LEADING = frozenset({*SPIKES, "divergence"})  # kinds that may come before their root as its beginning
 CORE_FIELDS = frozenset({"kind", "severity", "step", "message", "module", "param", "where", "rank", "related"})
 
 
@@ -452,8 +453,13 @@ def _problem(root: _Group, multi_rank: bool) -> Problem:
     evidence = _evidence(root.first)
     if _related(root.first):
         evidence.insert(0, _one_line(root.first.get("message")))
-    symptoms = sorted(root.symptoms, key=lambda group: _time_order(group.first))
-    earlier = sum(1 for symptom in symptoms if _before(symptom, root))
+    # only a spike (or a divergence) can lead up to what it is folded under; what a root
+    # explains (gradients fp16 flushed, read as vanishing) is its consequence even where it
+    # was noticed first
+    timed = sorted(root.symptoms, key=lambda group: _time_order(group.first))
+    leading = [symptom for symptom in timed if symptom.kind in LEADING and _before(symptom, root)]
+    symptoms = leading + [symptom for symptom in timed if not any(symptom is lead for lead in leading)]
+    earlier = len(leading)
     return Problem(event_line(root.first, multi_rank) + more, severity_of(root.first), root.kind, root.step,
                    evidence, [_symptom_line(symptom, multi_rank) for symptom in symptoms],
                    _advice(root.first, kind), earlier)

@@ -62,6 +62,19 @@ def test_a_spike_before_the_nan_it_ended_in_led_up_to_it():
         {"script": "train.py", "events": events})
 
 
+def test_what_a_root_explains_is_never_said_to_have_led_up_to_it_though_noticed_first():
+    """A loss scale set tiny flushes gradients from the first step: they read as vanishing
+    at step 5, a step before the underflow is judged at 6. That is the underflow's
+    consequence: only a spike (or a divergence) before its root is said to have led up to
+    it."""
+    problem, = diagnose({"events": [_event("vanishing_grad", 5), _event("grad_underflow", 6)]})
+    assert problem.kind == "grad_underflow" and problem.precursors == 0
+    assert problem.lines()[1] == "explains: vanishing_grad at step 5: vanishing_grad message"
+    assert problem.to_json()["precursors"] == []
+    assert "led up to it" not in render_html({"script": "train.py", "events": [
+        _event("vanishing_grad", 5), _event("grad_underflow", 6)]})
+
+
 def test_a_spike_the_loss_came_back_from_before_a_blow_up_is_a_problem_of_its_own():
     """A loss spike at step 40 the loss came back from at step 41 (`recovered_step`), then
     a blow-up from step 45 that ends in NaN: the blow-up comes first with what it explains;
