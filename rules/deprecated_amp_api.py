@@ -50,6 +50,7 @@ DEPRECATED: dict[str, _Replacement] = {
     "torch.cuda.amp.custom_bwd": _Replacement("cuda", "custom_bwd", True),
 }
 _TYPE_CHECKS = ("isinstance", "issubclass")
+_ATTRIBUTE_SETTERS = ("setattr", "delattr", "builtins.setattr", "builtins.delattr")
 _TYPE_ASSERTIONS = ("assertIsInstance", "assertNotIsInstance")  # unittest's, `self.assertIsInstance(s, cls)`
 # replacements that are classes: the new object is no instance of the deprecated one
 _CLASSES = ("autocast", "GradScaler")
@@ -127,6 +128,11 @@ class DeprecatedAmpApi(Rule):
       (`isinstance(s, torch.cuda.amp.GradScaler)`, `type(s) is ...`, a base
       class, an annotation, a variable holding the class, an attribute of
       it): the new object is no instance of the deprecated class;
+    - the file replaces the old API, the new one or a module holding
+      them at run time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast =
+      npu_autocast`, `setattr(torch.cuda.amp, "GradScaler", ...)`, a
+      port to another device): the old spelling calls the replacement,
+      the new one would not;
     - the call unpacks arguments (`*args`, `**kwargs`), names a device
       already, or passes autocast more than its three positional arguments;
     - the API is a bare decorator that builds an object (`@autocast`);
@@ -704,6 +710,7 @@ class DeprecatedAmpApi(Rule):
         super().__init__(ctx)
         self._only_torch: dict[str, bool] = {}  # name -> bound by nothing but imports of torch
         self._classes_beyond_calls: set[str] | None = None
+        self._patched_names: set[str] | None = None  # see `_patched`
 
     def visit_Name(self, node: cst.Name) -> None:
         self._check(node)
@@ -731,7 +738,8 @@ class DeprecatedAmpApi(Rule):
         # the replacement (`if is_torch_greater_or_equal_than_1_10:`, torch.amp.GradScaler came in
         # 2.3); so does a placeholder's side of a `try` (a torch without AMP)
         fixable = not with_placeholder and not may_depend_on_version(self.ctx, node) and not any(
-            may_depend_on_version(self.ctx, line) for line in self._import_lines(node))
+            may_depend_on_version(self.ctx, line) for line in self._import_lines(node)) and not (
+            self._patched(qualified) or self._patched(new_name))
         if type(parent) is cst.Call and parent.func is node:
             if self._is_type_check_argument(parent):
                 return
@@ -1051,6 +1059,33 @@ class DeprecatedAmpApi(Rule):
             imports=spelling.imports,
             unused_imports=self._imports_behind(func),
         )
+
+    def _patched(self, qualified: str) -> bool:
+        """Whether the file replaces `qualified`, or a module it is in, at run
+        time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast = npu_autocast`,
+        `setattr(torch.cuda.amp, "GradScaler", ...)`): the old spelling calls
+        the patch, the new one would not (or would call a patch that takes the
+        old arguments)."""
+        if self._patched_names is None:
+            self._patched_names = self._names_assigned_at_run_time()
+        return any(qualified == name or qualified.startswith(name + ".") for name in self._patched_names)
+
+    def _names_assigned_at_run_time(self) -> set[str]:
+        """The qualified names of torch's attributes the file assigns or deletes
+        (targets of `=`, `+=`, annotated `=` and `del`), and of the objects it
+        hands `setattr` or `delattr`."""
+        ctx = self.ctx
+        found: set[str] = set()
+        for node in ctx.nodes_of(cst.Attribute):
+            parent = ctx.parent(node)
+            if type(parent) in _TARGET_HOLDERS and parent.target is node:  # type: ignore[union-attr]
+                found.add(ctx.qualified_name(node) or "")  # type: ignore[arg-type]
+        for call in ctx.nodes_of(cst.Call):
+            func = call.func  # type: ignore[attr-defined]
+            # a builtin the file does not rebind has no qualified name
+            if (ctx.qualified_name(func) or dotted_name(func)) in _ATTRIBUTE_SETTERS and call.args:  # type: ignore[attr-defined]
+                found.add(ctx.qualified_name(call.args[0].value) or "")  # type: ignore[attr-defined]
+        return {name for name in found if name.startswith("torch.")}
 
     def _classes_used_beyond_calls(self) -> set[str]:
         """The deprecated classes the file refers to other than by calling them

@@ -120,6 +120,25 @@ def test_a_fix_keeps_the_last_line_end_of_old_mac_files(tmp_path: Path) -> None:
     assert fixed.endswith(b")\r") and b"\n" not in fixed and b"torch.amp.GradScaler(" in fixed
 
 
+def test_a_fix_keeps_the_byte_order_mark_and_each_line_end(tmp_path: Path) -> None:
+    """A file saved on Windows (a UTF-8 byte order mark, CRLF) with lines of
+    another editor's (LF) among them: each line keeps its own end, a line the
+    fix adds (`import torch`) ends as the file's first line does, and the file
+    keeps its mark and permissions."""
+    path = tmp_path / "train.py"
+    path.write_bytes(b"\xef\xbb\xbffrom torch.cuda.amp import GradScaler\r\n"
+                     b"x = 1\n"
+                     b"s = GradScaler()  # noqa: E501\r\n")
+    path.chmod(0o751)
+    code, _, err = invoke("train.py", "--fix", "--no-cache", cwd=tmp_path)
+    assert code == 0, err
+    assert path.read_bytes() == (b"\xef\xbb\xbfimport torch\r\n"
+                                 b"from torch.cuda.amp import GradScaler\r\n"
+                                 b"x = 1\n"
+                                 b's = torch.amp.GradScaler("cuda")  # noqa: E501\r\n')
+    assert path.stat().st_mode & 0o7777 == 0o751
+
+
 def test_a_file_changed_while_it_is_linted_is_not_fixed_and_its_findings_are_those_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An editor saving the file between trainlint's read and its write: the fixed

@@ -56,6 +56,28 @@ REFUSED = [
     "import torch\n"
     "ctx = torch.cuda.amp.autocast()  # expect: TL102\n"
     "assert issubclass(type(ctx), torch.cuda.amp.autocast)\n",
+    # the file replaces the old API, or its module, at run time (a port to another
+    # device): the old spelling calls the replacement, the new one would not
+    "import torch\n"
+    "if use_xpu:\n"
+    "    torch.cuda.amp = torch.xpu.amp\n"
+    "scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n",
+    "import torch\n"
+    "import torch.cuda.amp as amp\n"
+    "amp.autocast = device_autocast\n"
+    "with amp.autocast():  # expect: TL102\n"
+    "    pass\n",
+    "import torch\n"
+    "setattr(torch.cuda.amp, 'GradScaler', DeviceScaler)\n"
+    "scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n",
+    # ... or the new API: a patch that takes the old arguments, not `device_type=`
+    "import torch\n"
+    "torch.amp.custom_fwd = legacy_custom_fwd\n"
+    "class Fn(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)  # expect: TL102\n"
+    "    def forward(ctx, x):\n"
+    "        return x\n",
     # `import torch` later in the function makes `torch` local to all of it; the old
     # API comes from the module, so there is no line of the function to import it on
     "from torch.cpu.amp import autocast\n"
@@ -235,6 +257,18 @@ FIXED = [
      'with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n'
      "    pass\n"
      "del autocast\n"),
+    # other attributes of torch assigned, a patch beside AMP's, an attribute of the
+    # program's own holding the old API: nothing the fixed call reads is replaced
+    ("import torch\n"
+     "torch.backends.cudnn.benchmark = True\n"
+     "torch.cuda.amp.common.amp_definitely_not_available = lambda: False\n"
+     "model.autocast = make_autocast\n"
+     "scaler = torch.cuda.amp.GradScaler()  # expect: TL102\n",
+     "import torch\n"
+     "torch.backends.cudnn.benchmark = True\n"
+     "torch.cuda.amp.common.amp_definitely_not_available = lambda: False\n"
+     "model.autocast = make_autocast\n"
+     'scaler = torch.amp.GradScaler("cuda")  # expect: TL102\n'),
     # inside a double-quoted f-string (before Python 3.12) the device is single-quoted
     ("import torch\n"
      'print(f"scaler: {torch.cuda.amp.GradScaler(enabled=False).is_enabled()}")  # expect: TL102\n',
