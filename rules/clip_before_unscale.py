@@ -4,15 +4,16 @@ from typing import NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.dataflow import assignment_targets, keyword
+from trainlint.analysis.dataflow import keyword, unpacked
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
-from trainlint.analysis.scopes import argument_slots, dotted_name, head_name, receiver_method
+from trainlint.analysis.scopes import argument_slots, assignment_targets, dotted_name, head_name, receiver_method
 from trainlint.analysis.training import (
-    code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler, statement_of,
+    code_bodies, is_clip_call, method_call, opposite_branches, own_attribute, scaled_backward_scaler,
+    simple_statements, statement_of,
 )
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -667,6 +668,31 @@ class ClipBeforeUnscale(Rule):
         "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # the flag the scaler was built with, set again by `setattr` or in an unpacking
+        "import torch\n"
+        "from torch.nn.utils import clip_grad_norm_\n"
+        "def train(model, opt, loader, args):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=args.amp)\n"
+        "    setattr(args, \"amp\", False)\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if args.amp:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n"
+        "def tune(model, opt, loader, args):\n"
+        "    scaler = torch.amp.GradScaler(\"cuda\", enabled=args.fp16)\n"
+        "    args.fp16, args.bf16 = False, True\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).sum()).backward()\n"
+        "        if args.fp16:\n"
+        "            scaler.unscale_(opt)\n"
+        "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
+        "        scaler.step(opt)\n"
+        "        scaler.update()\n",
     )
     good = (
         # the helper unscales before it clips
@@ -1159,7 +1185,7 @@ class ClipBeforeUnscale(Rule):
             if type(earlier) is cst.If and earlier.orelse is None and self._same_flag(earlier.test, enabled.value):
                 if any(self.ctx.receivers.binding(target) == scaler and node.value.args  # type: ignore[attr-defined]
                        and self.ctx.code(node.value.args[0].value) in stepped  # type: ignore[attr-defined]
-                       for node in _simple_statements(earlier.body)
+                       for node in simple_statements(earlier.body)
                        if type(node) is cst.Expr and (target := method_call(node.value, "unscale_")) is not None):
                     return True
             if any(is_backward(node) or clears_grads(self.ctx, node) for node in self.ctx.subtree(earlier)):
@@ -1175,9 +1201,10 @@ class ClipBeforeUnscale(Rule):
                 and self.ctx.receivers.binding(target) == scaler}
 
     def _same_flag(self, test: cst.BaseExpression, flag: cst.BaseExpression) -> bool:
-        """`test` reads what `flag` read where the scaler was built: the same variable,
-        bound once (a parameter, or one assignment); or `self.name` that the building
-        method sets from its parameter `name` (`self.use_amp = use_amp`), nowhere else."""
+        """`test` reads what `flag` read where the scaler was built: the same variable, not
+        bound again after the scaler is built; or `self.name` that the building method
+        sets from its parameter `name` (`self.use_amp = use_amp`), nowhere else; or the
+        same attribute (see `_same_attribute`)."""
         receivers = self.ctx.receivers
         if type(flag) is cst.Attribute:
             return self._same_attribute(test, flag)
@@ -1211,10 +1238,7 @@ class ClipBeforeUnscale(Rule):
         owner = receivers.binding(head)
         if owner is None or receivers.binding(other) != owner or len(list(receivers.bound_at(owner))) > 1:
             return False
-        written = self.ctx.code(flag)
-        return not any(type(target) is cst.Attribute and self.ctx.code(target) == written
-                       for node in (*self.ctx.nodes_of(cst.Assign), *self.ctx.nodes_of(cst.AugAssign))
-                       for target in assignment_targets(node))
+        return self.ctx.code(flag) not in self.ctx.shared(_written_attributes)
 
     def _unscales_then_clips(self, branch: cst.CSTNode, scaler: Binding) -> bool:
         unscaled = False
@@ -1395,8 +1419,17 @@ def _raises_on_nonfinite(clip: cst.Call) -> bool:
     return False
 
 
-def _simple_statements(block: cst.BaseSuite) -> list[cst.BaseSmallStatement]:
-    """The small statements of `block` at its own level (not in its compound statements)."""
-    lines = block.body if type(block) is cst.IndentedBlock else (block,)
-    return [small for line in lines if isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite)
-            for small in line.body]
+def _written_attributes(ctx: FileContext) -> frozenset[str]:
+    """The attributes (as written: `args.amp`) the file sets: assigned, also unpacked or
+    annotated, augmented, deleted, or by `setattr(args, "amp", ...)`."""
+    written = {ctx.code(part) for node in ctx.nodes_of(cst.Assign, cst.AugAssign, cst.AnnAssign)
+               for target in assignment_targets(node) for part in unpacked(target) if type(part) is cst.Attribute}
+    written |= {ctx.code(part) for node in ctx.nodes_of(cst.Del)
+                for part in unpacked(node.target) if type(part) is cst.Attribute}  # type: ignore[attr-defined]
+    for node in ctx.nodes_of(cst.Call):
+        if dotted_name(node.func) in ("setattr", "delattr") and len(node.args) >= 2:  # type: ignore[attr-defined]
+            named = node.args[1].value  # type: ignore[attr-defined]
+            if type(named) is cst.SimpleString:
+                written.add(f"{ctx.code(node.args[0].value)}.{named.evaluated_value}")  # type: ignore[attr-defined]
+    return frozenset(written)
+

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
-from trainlint.analysis.dataflow import assignment_targets, is_constant, target_names
+from trainlint.analysis.dataflow import is_constant, target_names
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.literals import is_docstring
@@ -32,7 +32,8 @@ from trainlint.analysis.phases import (
 )
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import (
-    argument_slots, binding_scope, bound_arguments, decorated, dotted_name, handed_receiver, head_name, receiver_method,
+    argument_slots, assignment_targets, binding_scope, bound_arguments, decorated, dotted_name, handed_receiver,
+    head_name, receiver_method,
 )
 from trainlint.analysis.training import (
     MODULE_CHAIN, ancestors_within, code_bodies, method_call, own_attribute, unchain_module,

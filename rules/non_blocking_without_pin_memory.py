@@ -17,7 +17,7 @@ from trainlint.analysis.flag_resets import flag_write
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.phases import truth
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import named_parameters
+from trainlint.analysis.scopes import assignment_targets, named_parameters
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import children, only
 from trainlint.context import FileContext
@@ -587,7 +587,7 @@ def _pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpress
 def _assigned_to(ctx: FileContext, call: cst.Call) -> list[cst.BaseExpression]:
     """The targets of the assignment whose value is `call` (`loader = DataLoader(...)`)."""
     parent = ctx.parent(call)
-    return [target.target for target in parent.targets] if type(parent) is cst.Assign else []
+    return assignment_targets(parent) if type(parent) is cst.Assign else []
 
 
 def _non_blocking(call: cst.Call) -> bool:

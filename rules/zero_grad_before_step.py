@@ -1,7 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
-from trainlint.analysis.dataflow import assignment_targets, dict_entry, optimizer_params, target_names
+from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
     clears_grads,
@@ -9,6 +9,7 @@ from trainlint.analysis.loops import (
     is_backward,
     is_grad_attribute,
     is_optimizer,
+    item_container,
     optimizer_step,
     ranged_bindings,
     reachable_nodes,
@@ -21,7 +22,7 @@ from trainlint.analysis.training import (
     ancestors_within, loops_within, method_call, module_behind, unchain_module,
 )
 from trainlint.analysis.walk import iter_nodes, own_nodes
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, head_name, receiver_method
+from trainlint.analysis.scopes import _parameters, assignment_targets, bound_arguments, dotted_name, head_name, receiver_method
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import BACKWARD, STEP, ZERO_GRAD, Summary
@@ -1631,11 +1632,8 @@ class ZeroGradBeforeStep(Rule):
     def _groups_added(self, optimizer: cst.BaseExpression) -> bool:
         """The file hands `optimizer` more parameters after it is built
         (`optimizer.add_param_group({"params": model.head.parameters()})`)."""
-        receivers = self.ctx.receivers
-        binding = receivers.binding(optimizer)
-        return binding is not None and any(
-            receivers.binding(receiver) == binding for node in self.ctx.nodes_of(cst.Call)
-            if (receiver := method_call(node, "add_param_group")) is not None)
+        binding = self.ctx.receivers.binding(optimizer)
+        return binding is not None and binding in self.ctx.shared(_grown_optimizers)
 
     def _tensors_named(self, params: cst.BaseExpression, group: bool = False) -> list[cst.BaseExpression] | None:
         """The tensors an optimizer's `params` (with `group`, a parameter group's) names one
@@ -1677,14 +1675,7 @@ class ZeroGradBeforeStep(Rule):
             return values[0]
         if type(values[0]) not in (cst.List, cst.Tuple) and not _is_dict(values[0]):
             return expr
-        filled = any(receivers.binding(_subscripted(receiver)) == binding for node in self.ctx.nodes_of(cst.Call)
-                     if (receiver := method_call(node, *STORING_METHODS)) is not None)
-        # or an entry of it written anew (`group["params"] = ...`, `+= ...`)
-        filled = filled or any(
-            type(target) is cst.Subscript and receivers.binding(_subscripted(target)) == binding
-            for node in (*self.ctx.nodes_of(cst.Assign), *self.ctx.nodes_of(cst.AugAssign))
-            for target in assignment_targets(node))
-        return expr if filled else values[0]
+        return expr if binding in self.ctx.shared(_filled_containers) else values[0]
 
     def _part_of_the_model_run(self, clear: cst.CSTNode, cleared: cst.BaseExpression) -> bool:
         """With an optimizer built out of sight (a parameter): `cleared` is a submodule of
@@ -2024,8 +2015,21 @@ def _memory_handler(ctx: FileContext, handler: cst.CSTNode) -> bool:
     return "out of memory" in ctx.code(handler.body).lower()  # type: ignore[attr-defined]
 
 
-def _subscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """The variable an entry is read from (`group` of `group["params"]`), or `expr`."""
-    while type(expr) is cst.Subscript:
-        expr = expr.value
-    return expr
+def _grown_optimizers(ctx: FileContext) -> frozenset[Binding]:
+    """The variables of the file handed more parameters (`opt.add_param_group(...)`)."""
+    receivers = ctx.receivers
+    return frozenset(binding for node in ctx.nodes_of(cst.Call)
+                     if (receiver := method_call(node, "add_param_group")) is not None
+                     and (binding := receivers.binding(receiver)) is not None)
+
+
+def _filled_containers(ctx: FileContext) -> frozenset[Binding]:
+    """The variables of the file whose contents are added to (`params.append(...)`,
+    `group["params"].extend(...)`) or written anew by entry (`group["params"] = ...`)."""
+    receivers = ctx.receivers
+    stored = [item_container(receiver) for node in ctx.nodes_of(cst.Call)
+              if (receiver := method_call(node, *STORING_METHODS)) is not None]
+    written = [item_container(target) for node in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.AugAssign))
+               for target in assignment_targets(node) if type(target) is cst.Subscript]
+    return frozenset(binding for held in (*stored, *written) if (binding := receivers.binding(held)) is not None)
+

@@ -629,9 +629,3 @@ def unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
 def target_names(target: cst.BaseExpression) -> set[str]:
     """Names bound by a `for` target or an unpacking (`i, (x, y)`)."""
     return {part.value for part in unpacked(target) if type(part) is cst.Name}
-
-
-def assignment_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    """What an assignment (plain, to each of its targets, annotated, augmented), a walrus
-    or a `for` binds, as written (`i, (x, y)`: see `unpacked`)."""
-    return [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]

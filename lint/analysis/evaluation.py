@@ -25,14 +25,15 @@ from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import assignment_targets, unpacked
+from trainlint.analysis.dataflow import unpacked
 from trainlint.analysis.loops import (
     ENABLE_GRAD, NO_GRAD, SET_GRAD_ENABLED, clears_grads, function_grad_mode, is_backward, lexical_grad_mode,
     mode_switch, named_for_an_optimizer, optimizer_name, repeating_loop,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import (
-    argument_slots, as_receiver_path, bound_arguments, decorated, dotted_name, is_method, named_parameters,
+    argument_slots, as_receiver_path, assignment_targets, bound_arguments, decorated, dotted_name, is_method,
+    named_parameters,
     receiver_name,
 )
 from trainlint.analysis.training import method_call

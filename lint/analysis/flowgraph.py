@@ -305,7 +305,7 @@ def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
 
 def _endless(loop: cst.For | cst.While) -> bool:
     """`while True:` leaves only by `break`."""
-    return type(loop) is cst.While and _always_true(loop.test)
+    return type(loop) is cst.While and always_true(loop.test)
 
 
 def _runs_once(loop: cst.For | cst.While, model: SemanticModel) -> bool:
@@ -400,7 +400,8 @@ def _non_empty(iterable: cst.BaseExpression) -> bool:
     return False
 
 
-def _always_true(test: cst.BaseExpression) -> bool:
+def always_true(test: cst.BaseExpression) -> bool:
+    """`test` is a literal that is always true (`True`, `1`): `while True:` never ends by it."""
     if type(test) is cst.Name:
         return test.value == "True"
     return type(test) is cst.Integer and test.value not in ("0",)

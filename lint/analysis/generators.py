@@ -171,7 +171,7 @@ def _sure_statement(ctx: FileContext, node: cst.CSTNode, block: cst.CSTNode) -> 
     """The statement of `block` that holds `node`, where `node` runs whenever that
     statement does: no branch of an `if`, an `and` or an `or` skips it, and it is no
     item of a loop (a `for`'s iterable, or a comprehension's first, runs once), nor part of a
-    lambda or an `assert`'s message; None otherwise."""
+    lambda, an `assert` or a compound statement other than that `for`; None otherwise."""
     child, below = node, node
     for ancestor in ctx.ancestors(node):
         if ancestor is block:

@@ -9,7 +9,8 @@ from typing import Sequence
 
 import libcst as cst
 
-from trainlint.analysis.scopes import assigned_parts, dotted_name
+from trainlint.analysis.flowgraph import always_true
+from trainlint.analysis.scopes import assigned_parts, assignment_targets, dotted_name
 
 # how a block may end (see `endings`)
 ON = "on"  # past its last statement
@@ -74,17 +75,17 @@ def _statement_endings(statement: cst.CSTNode) -> frozenset[str]:
 
 def _loop_endings(loop: cst.For | cst.While) -> frozenset[str]:
     """A loop may end when its iterable runs out or its test turns false (not
-    `while True:`), then as its `else:`; how its body ends it (`break`, `return`) is not
+    `while True:`, `while 1:`), then as its `else:`; how its body ends it (`break`, `return`) is not
     followed."""
-    forever = type(loop) is cst.While and type(loop.test) is cst.Name and loop.test.value == "True"
+    forever = type(loop) is cst.While and always_true(loop.test)
     done = frozenset() if forever else frozenset({ON}) if loop.orelse is None else endings(loop.orelse)
     return done | {UNKNOWN}
 
 
 def may_raise(statement: cst.CSTNode) -> bool:
     """`statement` may raise: anything but `pass`, names (`self.total`) given constants,
-    names or empty containers (`total, losses = 0.0, []`), or a container emptied
-    (`losses.clear()`, which the code takes for a reset of a list)."""
+    names or displays of such (`total, losses = 0.0, []`, `(0, 0.0)`), or a container
+    emptied (`losses.clear()`, which the code takes for a reset of a list)."""
     kind = type(statement)
     if kind in (cst.SimpleStatementLine, cst.SimpleStatementSuite):
         return any(may_raise(small) for small in statement.body)  # type: ignore[attr-defined]
@@ -97,7 +98,7 @@ def may_raise(statement: cst.CSTNode) -> bool:
 
 def _plain_assignment(statement: cst.Assign | cst.AnnAssign) -> bool:
     """Every name `statement` binds is given a plain value (see `_plain`)."""
-    targets = [t.target for t in statement.targets] if type(statement) is cst.Assign else [statement.target]
+    targets = assignment_targets(statement)
     value: cst.BaseExpression = statement.value  # type: ignore[assignment]
     return all(dotted_name(bound) is not None and part is not None and _plain(part)
                for target in targets for bound, part in assigned_parts(target, value))

@@ -318,13 +318,24 @@ def module_constant(ctx: FileContext, name: cst.Name) -> cst.BaseExpression | No
     module = ctx.scopes.module_scope
     if binding_scope(name.value, ctx.scope_of(name)) is not module or name.value in module.imports:
         return None
-    if any(name.value in scope.declared_outer for scope in ctx.scopes.scopes()):
+    known = ctx.shared(_module_constants_memo)  # the module is read once per name
+    if name.value not in known:
+        known[name.value] = _module_constant_named(ctx, name.value)
+    return known[name.value]
+
+
+def _module_constants_memo(ctx: FileContext) -> dict[str, cst.BaseExpression | None]:
+    return {}
+
+
+def _module_constant_named(ctx: FileContext, name: str) -> cst.BaseExpression | None:
+    if any(name in scope.declared_outer for scope in ctx.scopes.scopes()):
         return None
-    if any(type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value == name.value  # type: ignore[attr-defined]
-           or type(node) is cst.Del and _binds(node.target, name.value)  # type: ignore[attr-defined]
+    if any(type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value == name  # type: ignore[attr-defined]
+           or type(node) is cst.Del and _binds(node.target, name)  # type: ignore[attr-defined]
            for node in ctx.own_nodes(ctx.module)):
         return None
-    values = _assigned_in(ctx, ctx.module, name.value)
+    values = _assigned_in(ctx, ctx.module, name)
     return values[0] if values is not None and len(values) == 1 else None
 
 

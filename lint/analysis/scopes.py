@@ -484,3 +484,9 @@ def named_parameters(function: cst.FunctionDef) -> set[str]:
     ordinary, keyword-only; not `*args` / `**kwargs`), `self` of a method included."""
     params = function.params
     return {param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def assignment_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What an assignment (plain, to each of its targets, annotated, augmented), a walrus
+    or a `for` binds, as written (`i, (x, y)`: see `unpacked`)."""
+    return [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]

@@ -291,31 +291,41 @@ def _done_before(ctx: FileContext, leaving: cst.Continue | cst.Return, node: cst
     """The block of `leaving` runs the small statement `node` (written the same) before it,
     at its own level, so every path to `leaving` has done it (`losses.clear(); continue`)."""
     line = ctx.parent(leaving)
-    block = ctx.parent(line)
-    if type(line) is cst.SimpleStatementSuite:
-        lines: Sequence[cst.CSTNode] = (line,)
-    elif type(block) is cst.IndentedBlock:
-        lines = block.body[:block.body.index(line) + 1]  # type: ignore[arg-type]
-    else:
+    block = line if type(line) is cst.SimpleStatementSuite else ctx.parent(line)
+    if type(block) not in (cst.IndentedBlock, cst.SimpleStatementSuite):
         return False
-    return any(small.deep_equals(node)
-               for statement in lines if isinstance(statement, cst.SimpleStatementLine | cst.SimpleStatementSuite)
-               for small in statement.body)
+    for small in simple_statements(block):  # type: ignore[arg-type]
+        if small is leaving:
+            return False
+        if small.deep_equals(node):
+            return True
+    return False
 
 
 def _repeats(handler: cst.ExceptHandler | cst.ExceptStarHandler, node: cst.CSTNode) -> bool:
     """`handler` itself runs the small statement `node` (written the same) before it may go
     on: as one of its leading simple statements, after none that can leave it early
     (`except OSError: losses.clear(); return`)."""
-    for line in handler.body.body if type(handler.body) is cst.IndentedBlock else (handler.body,):
-        if not isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+    for small in simple_statements(handler.body, leading=True):
+        if small.deep_equals(node):
+            return True
+        if type(small) in (cst.Return, cst.Continue, cst.Break, cst.Raise):
             return False
-        for small in line.body:
-            if small.deep_equals(node):
-                return True
-            if type(small) in (cst.Return, cst.Continue, cst.Break, cst.Raise):
-                return False
     return False
+
+
+def simple_statements(block: cst.BaseSuite, leading: bool = False) -> list[cst.BaseSmallStatement]:
+    """The small statements of `block` at its own level, in order (not those in its
+    compound statements); with `leading`, only those before its first compound statement."""
+    lines = block.body if type(block) is cst.IndentedBlock else (block,)
+    found: list[cst.BaseSmallStatement] = []
+    for line in lines:
+        if not isinstance(line, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            if leading:
+                break
+            continue
+        found += line.body
+    return found
 
 
 def final_statement(block: cst.BaseSuite) -> cst.BaseSmallStatement | None:
