@@ -203,8 +203,8 @@ class ForwardTracer:
             self._eval_mode_site = None if module.training else site
             if not module.training:
                 calls = probe.eval_mode_calls
-                if len(calls) >= MAX_EVAL_MODE_CALLS:
-                    del calls[0]
+                if len(calls) >= MAX_EVAL_MODE_CALLS:  # (two probes joined hold twice as many)
+                    del calls[:len(calls) - MAX_EVAL_MODE_CALLS + 1]
                 calls.append(EvalModeCall(site, weakref.ref(module)))
             if batch is not None:
                 probe.batch_sizes.append(batch.shape[0])
