@@ -18,6 +18,7 @@ from sanitizer.distributed.ranks import local_values
 
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
 MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
+MAX_EVAL_MODE_CALLS = 8  # outermost eval-mode calls with gradients kept per step: the latest
 
 
 class InputSource(NamedTuple):
@@ -26,6 +27,25 @@ class InputSource(NamedTuple):
     site: str | None
     model: Any  # a weak reference to the model
     argument: tuple[Any, ...]  # see core/inputs.py (ArgumentPath)
+
+
+@dataclass
+class EvalModeCall:
+    """An outermost call of a model in eval mode with gradients on: where it was made, a
+    weak reference to the model, and, once it returned, its output's autograd node as
+    (sequence number, name): a node takes no weak reference, and holding it would keep
+    the graph alive."""
+
+    site: str | None
+    model: Any
+    node: tuple[int, str] | None = None
+
+
+def node_key(node: Any) -> tuple[int, str] | None:
+    """An autograd node as (sequence number, name): the same for every wrapper of it,
+    and holding nothing of its graph."""
+    sequence_nr = getattr(node, "_sequence_nr", None)
+    return (sequence_nr(), node.name()) if sequence_nr is not None else None
 
 
 class BuiltInForward(NamedTuple):
@@ -219,6 +239,9 @@ class StepProbe:
     loss_calls: list[LossCall | None] = field(default_factory=list)  # of `losses`: the call that made each
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     eval_mode_site: str | None = None  # where that forward was called
+    # the latest outermost calls in eval mode with gradients on (a validation pass, a
+    # metric, the training call): which one a loss came from is asked when reported
+    eval_mode_calls: list[EvalModeCall] = field(default_factory=list)
     # modules called in eval mode with gradients on, each with the outermost module it ran in
     eval_called: dict[Any, Any] = field(default_factory=dict)
     # weak references to the models called outermost without gradients (a teacher, an EMA copy)
@@ -386,6 +409,7 @@ class StepRecord:
     loss_calls: list[LossCall | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
     eval_mode_site: str | None = None  # where its forward was called
+    eval_mode_calls: list[EvalModeCall] = field(default_factory=list)  # see StepProbe
     # the modules the step's forwards called in eval mode, each with the outermost module
     # it ran in (None: not known)
     eval_called: Any = None

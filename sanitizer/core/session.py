@@ -1206,7 +1206,7 @@ class Sanitizer:
             tiny_share=_share(values.get("underflow"), 1, underflow_total), eval_loss=_first(values.get("eval")),
             eval_magnitude=_first(values.get("eval_magnitude")),
             eval_kind=eval_kind, eval_site=probe.eval_site, loss_kinds=probe.loss_kinds, loss_calls=probe.loss_calls, model_in_eval_mode=probe.model_in_eval_mode,
-            eval_mode_site=probe.eval_mode_site,
+            eval_mode_site=probe.eval_mode_site, eval_mode_calls=probe.eval_mode_calls,
             eval_called=probe.eval_called, nograd_models=probe.nograd_models,
             data_wait=data_wait, step_time=step_time,
             memory_bytes=None if partial else self._memory.sample(self.step, self.device),

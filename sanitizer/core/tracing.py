@@ -26,7 +26,7 @@ from torch import nn
 from sanitizer.core import inputs, locations
 from sanitizer.core.backward_steps import in_backward
 from sanitizer.core.built_layers import BuiltLayers
-from sanitizer.core.probe import INPUT_SLOT, InputSource, inexact
+from sanitizer.core.probe import INPUT_SLOT, MAX_EVAL_MODE_CALLS, EvalModeCall, InputSource, inexact, node_key
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -198,8 +198,14 @@ class ForwardTracer:
             self.training_mode = module.training
             self._model = weakref.ref(module)
             # the step's first call may be a validation pass run with gradients on (no
-            # torch.no_grad): the call a training loss came from is the latest one
+            # torch.no_grad), a later one a metric: the call a training loss came from
+            # is told by the loss's graph when reported (EvalModeCall); else the latest
             self._eval_mode_site = None if module.training else site
+            if not module.training:
+                calls = probe.eval_mode_calls
+                if len(calls) >= MAX_EVAL_MODE_CALLS:  # (two probes joined hold twice as many)
+                    del calls[:len(calls) - MAX_EVAL_MODE_CALLS + 1]
+                calls.append(EvalModeCall(site, weakref.ref(module)))
             if batch is not None:
                 probe.batch_sizes.append(batch.shape[0])
         if not loss_module:
@@ -269,6 +275,8 @@ class ForwardTracer:
         tensor = _first_tensor(output)
         if tensor is None or not _traceable(tensor):
             return
+        if grad and not t.calls and not module.training:
+            self._eval_mode_output(module, tensor)
         if grad:
             for detector in self._listeners:
                 detector.on_forward(module, output, self._session.sink)
@@ -298,6 +306,14 @@ class ForwardTracer:
                     added += 1
                     if added == MAX_EXTRA_OUTPUTS:  # a model returning every hidden state: its first few
                         break
+
+    def _eval_mode_output(self, module: nn.Module, tensor: torch.Tensor) -> None:
+        """The output of an outermost call in eval mode: its autograd node, by sequence
+        number and name, tells later whether a loss came from it (see EvalModeCall)."""
+        calls = self._session.probe.eval_mode_calls
+        node = tensor.grad_fn
+        if calls and calls[-1].node is None and calls[-1].model() is module and node is not None:
+            calls[-1].node = node_key(node)
 
     def model_in_eval_mode(self) -> nn.Module | None:
         """The model of the latest outermost call, if that call ran in eval mode."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import torch
 
@@ -15,17 +15,22 @@ def _children(node: Any) -> list[Any]:
 
 def walk(roots: Iterable[Any], limit: int = MAX_NODES) -> list[Any]:
     """Nodes reachable from `roots`, breadth first (closest to the roots first)."""
+    return list(reachable(roots, limit))
+
+
+def reachable(roots: Iterable[Any], limit: int = MAX_NODES) -> Iterator[Any]:
+    """The same, one at a time: a search that finds what it looks for stops there."""
     seen: set[int] = set()
-    order: list[Any] = []
+    kept: list[Any] = []  # keeps each wrapper alive, so ids stay unique during the walk
     queue = deque(root for root in roots if root is not None)
-    while queue and len(order) < limit:
+    while queue and len(kept) < limit:
         node = queue.popleft()
         if id(node) in seen:
             continue
         seen.add(id(node))
-        order.append(node)  # keeps the wrapper alive, so ids stay unique during the walk
+        kept.append(node)
+        yield node
         queue.extend(_children(node))
-    return order
 
 
 def gradient_order(roots: Iterable[Any]) -> list[int]:

@@ -19,7 +19,9 @@ later left in eval mode, they are not counted, and a model none of whose other
 modules changes is not reported. A model whose own method other than `forward`
 (`model.embed(x)`) calls its layers is never called itself: each layer is an
 outermost call, and the model holding them is judged in their place when it is
-in eval mode too.
+in eval mode too. The event is located at the model's call whose output the loss's
+graph reaches, looked for once, when it is reported: not a call for a metric after
+it, nor a validation pass run with gradients on before it.
 """
 from __future__ import annotations
 
@@ -31,13 +33,15 @@ from typing import TYPE_CHECKING
 from torch import nn
 
 from sanitizer.core.naming import class_name
-from sanitizer.core.probe import StepRecord
+from sanitizer.core.probe import StepRecord, node_key
 from sanitizer.detectors.base import Detector
+from sanitizer.detectors.graphs import reachable
 
 if TYPE_CHECKING:
     from sanitizer.core.sink import Sink
 
 MAX_LISTED = 20
+MAX_GRAPH_NODES = 50_000  # of the loss's graph, searched for the model call it came from
 
 
 NO_DROPOUT = "no dropout"
@@ -120,8 +124,8 @@ class TrainInEvalModeDetector(Detector):
         sink.emit("train_in_eval_mode", record.step,
                   f"the optimizer steps a model in eval mode: its {types} {'behaves' if len(frozen) == 1 else 'behave'} as at inference "
                   f"({effects}); call model.train() before training",
-                  module=names[0], where=site or record.model_site, extra={"modules": names[:MAX_LISTED]})
-
+                  module=names[0], where=_call_the_loss_came_from(model, record, sink) or site or record.model_site,
+                  extra={"modules": names[:MAX_LISTED]})
 
     @staticmethod
     def _steps_it(model: nn.Module, record: StepRecord) -> bool:
@@ -155,6 +159,25 @@ class TrainInEvalModeDetector(Detector):
                 return root
             self._not_stepped.add(key)  # a teacher in eval mode, run with gradients on: asked once
         return None
+
+
+def _call_the_loss_came_from(model: nn.Module, record: StepRecord, sink: Sink) -> str | None:
+    """Where the latest of the step's eval-mode calls of `model` whose output its backward
+    passes reached was made: not a call after it for a metric, nor a validation pass run
+    with gradients on before it; None when the graph reaches none of them. Asked once
+    per run, when the event is reported."""
+    calls = {call.node: call.site for call in record.eval_mode_calls
+             if call.node is not None and (module := call.model()) is not None and _judged(module, sink) is model}
+    if not calls:
+        return None
+    reached: set[tuple[int, str]] = set()
+    for node in reachable(reversed(record.graph_roots), MAX_GRAPH_NODES):
+        key = node_key(node)
+        if key in calls:
+            reached.add(key)
+            if len(reached) == len(calls):
+                break
+    return next((calls[key] for key in reversed(calls) if key in reached), None)
 
 
 def _model_holding(module: nn.Module, sink: Sink) -> nn.Module:
