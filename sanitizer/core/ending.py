@@ -106,6 +106,7 @@ def lost_peer(ending: dict[str, Any] | None) -> bool:
 MAX_DETACH_SITES = 3  # `.detach()` calls named in a cut graph's advice
 # what autograd says when the tensor given to backward() has no graph to the parameters
 CUT_GRAPH = "does not require grad and does not have a grad_fn"
+FREED_GRAPH = "Trying to backward through the graph a second time"
 
 
 def cut_graph(ending: dict[str, Any]) -> bool:
@@ -138,3 +139,22 @@ def cut_graph_advice(ending: dict[str, Any], log_prob_site: str | None, cuts: Cu
         advice += (f"; Distribution.log_prob ran under torch.no_grad() at {log_prob_site}: if the loss uses "
                    "those log-probabilities, take them with gradients")
     return advice
+
+
+def freed_graph_advice(ending: dict[str, Any], steps_done: int) -> str | None:
+    """Advice for a backward() that reached a graph an earlier backward() freed. After
+    steps that went through (`steps_done`), the same code ran before without raising:
+    what changed is a tensor carried over from an earlier step (a recurrent state fed to
+    the next batch, a running total). In the first step, two backward() calls share a
+    graph: two losses, or a tensor carried between micro-batches of one accumulated step.
+    None for any other ending."""
+    if ending.get("how") != "exception" or FREED_GRAPH not in str(ending.get("detail") or ""):
+        return None
+    if steps_done > 0:
+        return ("this backward() reached the graph of an earlier step, which that step's backward() freed: a "
+                "tensor carried over from step to step (a recurrent hidden state fed to the next batch, a "
+                "running total, a cached output) still links the loss to it; detach it where it is carried "
+                "over (`state = state.detach()`, or `.item()` for a number)")
+    return ("two backward() calls in this step go through the same part of the graph and the first freed it: "
+            "for two losses over one computation, add them and call backward() once, or pass retain_graph=True "
+            "to the first call; for a tensor kept from one micro-batch to the next, detach it")

@@ -39,7 +39,8 @@ from sanitizer.core.children import Children
 from sanitizer.core.draws import Draws
 from sanitizer.core.clearing import GradientClearing, kept_gradient
 from sanitizer.core.cuts import cuts_of
-from sanitizer.core.ending import cut_graph, cut_graph_advice, ending_of, exited_at, lost_peer, terminated_at
+from sanitizer.core.ending import (cut_graph, cut_graph_advice, ending_of, exited_at, freed_graph_advice, lost_peer,
+                                   terminated_at)
 from sanitizer.core.events import Event, SanitizerHalt
 from sanitizer.core.loss_calls import LossCall
 from sanitizer.core.manual import ManualUpdate
@@ -291,8 +292,9 @@ class Sanitizer:
             if cuts is not None:  # the `.detach()` calls in what the loss is computed from that ran
                 ran = {locations.format_site(filename, line) for filename, line in self._detach_sites}
                 cuts.detaches = [site for site in cuts.detaches if site in ran]
-            advice = cut_graph_advice(self.ending, self._log_prob_without_grad, cuts)
-            if advice is not None:  # backward() of a loss cut off from the model
+            advice = (cut_graph_advice(self.ending, self._log_prob_without_grad, cuts)
+                      or freed_graph_advice(self.ending, self.steps))
+            if advice is not None:  # backward() of a loss cut off from the model, or through a freed graph
                 self.ending["advice"] = advice
 
     def record_os_exit(self, code: int, frame: Any) -> None:

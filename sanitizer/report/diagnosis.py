@@ -58,6 +58,7 @@ STATIC_SCALE_ADVICE = ("the loss handed to backward() is multiplied by {scale:g}
 NAN_LEAD = 3  # a spike this many steps before a NaN is the blow-up that produced it
 COLLAPSE_LEAD = 50  # a scale collapse is judged over its scaler's recent window
 DIVERGENCE_LEAD = 10  # a divergence is judged on its last 10 losses: a spike among them began it
+MOST_FLUSHED = 0.5  # an underflow that took most gradient values leaves too little to learn from
 EVIDENCE_FIELDS = ("value", "culprit", "first_nonfinite_module", "baseline", "params", "recovered_step")
 SPIKES = ("loss_spike", "grad_spike")
 LEADING = frozenset({*SPIKES, "divergence"})  # kinds that may come before their root as its beginning
@@ -387,11 +388,16 @@ def _forward_nan_collapse(cause: _Group, symptom: _Group) -> bool:
 
 
 def _underflow_symptoms(cause: _Group, symptom: _Group) -> bool:
-    """Gradients fp16 flushed to zero look unused or vanishing; they are neither."""
+    """Gradients fp16 flushed to zero look unused or vanishing; they are neither. When
+    most of them were flushed, the loss that does not go down follows too (a model's
+    capacity is not what held it back); a smaller underflow leaves it a problem of its own."""
     if cause.kind != "grad_underflow":
         return False
     if symptom.kind == "unused_parameter":
         return symptom.first.get("gradients") == "zero"
+    if symptom.kind == "underfitting":
+        share = as_float(cause.first.get("value"))
+        return share is not None and share >= MOST_FLUSHED and _later(symptom, cause)
     return symptom.kind == "vanishing_grad"
 
 
