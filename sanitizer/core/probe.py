@@ -18,7 +18,7 @@ from sanitizer.distributed.ranks import local_values
 
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
 MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
-MAX_EVAL_MODE_CALLS = 8  # outermost eval-mode calls with gradients kept per step: the latest
+MAX_EVAL_MODE_CALLS = 8  # outermost eval-mode calls with gradients kept per step: the latest, one per call site
 
 
 class InputSource(NamedTuple):

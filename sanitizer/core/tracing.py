@@ -202,10 +202,13 @@ class ForwardTracer:
             # is told by the loss's graph when reported (EvalModeCall); else the latest
             self._eval_mode_site = None if module.training else site
             if not module.training:
-                calls = probe.eval_mode_calls
+                # one per call site, its latest: the calls of a metric's loop over chunks
+                # do not push the training call out
+                calls = [call for call in probe.eval_mode_calls if call.site != site]
                 if len(calls) >= MAX_EVAL_MODE_CALLS:  # (two probes joined hold twice as many)
                     del calls[:len(calls) - MAX_EVAL_MODE_CALLS + 1]
                 calls.append(EvalModeCall(site, weakref.ref(module)))
+                probe.eval_mode_calls[:] = calls
             if batch is not None:
                 probe.batch_sizes.append(batch.shape[0])
         if not loss_module:

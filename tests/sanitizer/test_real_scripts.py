@@ -21,7 +21,8 @@ HEALTHY = [("dtype_regression.py", "--dtype", dtype) for dtype in DTYPES] + [
     ("gated_lm.py", "--ending", ending) for ending in ENDINGS] + [
     ("eval_mode_left_on.py",), ("eval_mode_left_on.py", "--frozen-bn"), ("eval_mode_left_on.py", "--functional"),
     ("eval_mode_left_on.py", "--grad-validation"),
-    *[("eval_mode_loss_source.py", flag, "--fixed") for flag in ("--metric", "--branches", "--validation-first")],
+    *[("eval_mode_loss_source.py", flag, "--fixed")
+      for flag in ("--metric", "--branches", "--validation-first", "--chunked-metric")],
     ("embedding_methods.py",), ("embedding_methods.py", "--frozen-bn"),
     ("warmup_blowup.py",),
     ("steady_climb.py",), ("summed_validation.py",), ("summed_validation.py", "--criterion", "module"),
@@ -43,7 +44,8 @@ PRELAUNCH += [*HEALTHY, ("lr_runaway.py",), *[("dtype_regression.py", "--dtype",
               ("policy_gradient.py", "--multinomial"), ("drawn_feedback.py", "--corrupt-step", "40"),
               ("eval_mode_left_on.py", "--bug"), ("eval_mode_left_on.py", "--bug", "--functional"),
               ("eval_mode_left_on.py", "--bug", "--frozen-bn"), ("eval_mode_left_on.py", "--bug", "--grad-validation"),
-              *[("eval_mode_loss_source.py", flag) for flag in ("--metric", "--branches", "--validation-first")],
+              *[("eval_mode_loss_source.py", flag)
+                for flag in ("--metric", "--branches", "--validation-first", "--chunked-metric")],
               ("warmup_blowup.py", "--peak-lr", "3"),
               ("embedding_methods.py", "--bug"), ("embedding_methods.py", "--bug", "--frozen-bn"),
               ("plain", "embedding_methods.py", "--bug"), ("plain", "embedding_methods.py", "--bug", "--frozen-bn"),
@@ -193,12 +195,14 @@ def test_training_left_in_eval_mode_points_at_the_training_call(script_runs: Scr
 
 @pytest.mark.parametrize(("flag", "training_call"), [("--metric", "logits = model(x)"),
                                                     ("--branches", "from_billing = billing(x[:, 4:8])"),
-                                                    ("--validation-first", "logits = model(x)")])
+                                                    ("--validation-first", "logits = model(x)"),
+                                                    ("--chunked-metric", "logits = model(x)")])
 def test_training_left_in_eval_mode_points_at_the_call_the_loss_came_from(
         script_runs: ScriptRuns, flag: str, training_call: str) -> None:
     """Of the step's calls with gradients on, the one the loss's graph reaches: not a
-    metric's call after it, not the model in train mode called before or after the
-    one in eval mode, not a validation pass before it."""
+    metric's call after it (nor the many calls of one line of it), not the model in
+    train mode called before or after the one in eval mode, not a validation pass
+    before it."""
     run = script_runs.get("eval_mode_loss_source.py", flag)
     assert run.returncode == 0, run.stderr
     events = run.events("train_in_eval_mode")
