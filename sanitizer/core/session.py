@@ -281,6 +281,8 @@ class Sanitizer:
         """Remember how the script ended: returned, or the exception that ended it."""
         halt = exc.event.one_line() if isinstance(exc, SanitizerHalt) else None
         self.ending = ending_of(exc, halt)
+        if isinstance(exc, SanitizerHalt):  # the event it stopped at, for the diagnosis to point at
+            self.ending.update(kind=exc.event.kind, step=exc.event.step)
         self._take_group_place()
         if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
             self.ending["peer_lost"] = True

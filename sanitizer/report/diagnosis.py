@@ -200,6 +200,8 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
                     "or `python -m sanitizer merge` the ranks' reports)")
         elif ending.get("how") == "exception" and step is not None:
             how += _crash_cause(step, roots, detail)
+        elif ending.get("how") == "halted":
+            how += _halted_at(ending, roots)
         advice = ending.get("advice")  # a backward() that found no graph (core.ending.cut_graph_advice)
         return Problem(f"{how}: {detail}{where}" if detail else f"{how}{where}", "error",
                        advice=str(advice) if advice else None)
@@ -248,6 +250,16 @@ def _crash_cause(step: float, roots: list[_Group], detail: str = "") -> str:
             return f" in step {step:g}, where values had gone non-finite {diverged}"
         if root.first.get("diverged_at_crash"):
             return f" in step {step:g}, {diverged}"
+    return ""
+
+
+def _halted_at(ending: dict[str, Any], roots: list[_Group]) -> str:
+    """` on what problem N reports`: the problem the event a `--halt-on` stopped at is,
+    or is folded under (a NaN loss under the divergence that explains it)."""
+    kind, step = ending.get("kind"), as_float(ending.get("step"))
+    for number, root in enumerate(roots, start=2):
+        if any(group.kind == kind and group.step == step for group in (root, *root.symptoms)):
+            return f" on what problem {number} reports"
     return ""
 
 

@@ -75,6 +75,20 @@ def test_what_a_root_explains_is_never_said_to_have_led_up_to_it_though_noticed_
         _event("vanishing_grad", 5), _event("grad_underflow", 6)]})
 
 
+def test_a_halted_run_points_at_the_problem_it_stopped_on():
+    """`--halt-on nonfinite_loss` stopped at the NaN of step 6, which the divergence of
+    step 2 explains: the halt says which problem it stopped on, as a crash does."""
+    events = [_event("divergence", 2), _event("nonfinite_loss", 6)]
+    ending = {"how": "halted", "detail": "nonfinite_loss at step 6: the loss is NaN", "where": None,
+              "kind": "nonfinite_loss", "step": 6}
+    halt, root = diagnose({"events": events, "ending": ending})
+    assert halt.headline == ("the sanitizer halted the run (--halt-on) on what problem 2 reports: "
+                             "nonfinite_loss at step 6: the loss is NaN")
+    assert root.kind == "divergence"
+    unknown = diagnose({"events": events, "ending": {**ending, "kind": None, "step": None}})[0]
+    assert unknown.headline.startswith("the sanitizer halted the run (--halt-on): ")
+
+
 def test_a_spike_the_loss_came_back_from_before_a_blow_up_is_a_problem_of_its_own():
     """A loss spike at step 40 the loss came back from at step 41 (`recovered_step`), then
     a blow-up from step 45 that ends in NaN: the blow-up comes first with what it explains;

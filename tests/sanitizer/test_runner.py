@@ -199,6 +199,10 @@ def test_halt_on_stops_at_the_first_event(tmp_path: Path) -> None:
     assert "halted" in run.stderr and "nonfinite_loss" in run.stderr
     assert run.report["steps"] == 7 and run.report["exit_code"] == 3
     assert "finished" not in run.stdout
+    nan, = [event for event in run.report["events"] if event["kind"] == "nonfinite_loss"]
+    ending = run.report["ending"]
+    assert (ending["how"], ending["kind"], ending["step"]) == ("halted", "nonfinite_loss", nan["step"])
+    assert "halted the run (--halt-on) on what problem" in run.stderr
 
 
 def test_halt_on_a_kind_that_is_not_checked_is_a_usage_error(tmp_path: Path) -> None:
