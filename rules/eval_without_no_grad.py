@@ -3246,10 +3246,12 @@ class EvalWithoutNoGrad(Rule):
     def _bound_anew(self, assign: cst.Assign) -> frozenset[str]:
         """The models (as written) `assign` binds to something else, whose mode the file does
         not show (`model = Net()`, `model = load(path)`): not one switched as it is built
-        (`model = Net().eval()`), nor one made of the model itself (`model =
+        (`model = Net().eval()`), nor one loaded by `from_pretrained` (Hugging Face
+        returns it in eval mode), nor one made of the model itself (`model =
         model.to(device)`, `model = torch.compile(model)`)."""
         nodes = list(iter_nodes(assign.value))
-        if any(type(node) is cst.Call and built_in_mode(self.ctx, node) is not None for node in nodes):
+        if any(type(node) is cst.Call and (built_in_mode(self.ctx, node) is not None or _loads_pretrained(node))
+               for node in nodes):
             return frozenset()
         read = {node.value for node in nodes if type(node) is cst.Name}
         return frozenset(self.ctx.code(target) for target in assignment_targets(assign)
@@ -3952,4 +3954,9 @@ def _statement_call(statement: cst.BaseStatement) -> cst.Call | None:
     small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 else None
     value = small.value if type(small) in (cst.Expr, cst.Assign) else None  # type: ignore[union-attr]
     return value if type(value) is cst.Call else None
+
+
+def _loads_pretrained(call: cst.Call) -> bool:
+    """`AutoModel.from_pretrained(path)`: a Hugging Face model, returned in eval mode."""
+    return type(call.func) is cst.Attribute and call.func.attr.value == "from_pretrained"
 
