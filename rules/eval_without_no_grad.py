@@ -1467,8 +1467,8 @@ class EvalWithoutNoGrad(Rule):
         "    G_ema = copy.deepcopy(G).eval()\n"
         "    for z in grid_z:\n"
         "        print(G_ema(z).mean().item())  # expect: TL406\n",
-        # a model in eval mode as built, then compiled (the same module), and a copy of a
-        # frozen model whose chain turns gradients on again
+        # a model in eval mode as built, then compiled (the same module), a copy of a frozen
+        # model whose chain turns gradients on again, and a model loaded by `from_pretrained`
         "import copy\n"
         "import torch\n"
         "from models import Generator, Net\n"
@@ -1481,7 +1481,12 @@ class EvalWithoutNoGrad(Rule):
         "    G = Generator().requires_grad_(False).to(device)\n"
         "    G_ema = copy.deepcopy(G).requires_grad_(True).eval()\n"
         "    for z in grid_z:\n"
-        "        print(G_ema(z).mean().item())  # expect: TL406\n",
+        "        print(G_ema(z).mean().item())  # expect: TL406\n"
+        "def reload(model, loader, path):\n"
+        "    model.eval()\n"
+        "    model = Net.from_pretrained(path)\n"
+        "    for x in loader:\n"
+        "        print(model(x).mean().item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
