@@ -292,9 +292,15 @@ class NonfiniteDetector(Detector):
         first_module = sink.slot_name(first_slot) if first_slot not in (None, INPUT_SLOT) else None
         culprit_name = sink.slot_name(culprit) if culprit is not None else first_module
         origin = (" because the input batch is non-finite" if first_slot == INPUT_SLOT
-                  else f"; traced back to {culprit_name}" if culprit_name else "")
+                  else f"; traced back to {culprit_name}" if first_slot is not None and culprit_name else "")
         param = None
         computed: dict[str, str] = {}
+        if first_slot is None and culprit is not None:
+            # no output was non-finite, but the values of one jumped: the loss computation
+            # overflowed on them, as in `_overflowed_on`, not a module that made a NaN
+            origin = (f"; the model's outputs are finite, but {culprit_name}'s values jumped first: the loss "
+                      "computation overflowed on them")
+            computed = {"origin": "outputs_jumped"}
         if first_slot is None and culprit is None:  # no module of the trained model made it
             found = _untrained_nonfinite(record)
             target = _nonfinite_target(record, index) if found is None else None

@@ -285,7 +285,8 @@ def test_a_jump_of_hundreds_of_times_that_rises_on_and_drifts_down_is_divergence
 
 def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(script_runs: ScriptRuns) -> None:
     """The learning rate x10 per step from step 20; the loop stops at the first Inf loss,
-    so the median of 10 high losses never comes. The blow-up is the root, the Inf its end."""
+    so the median of 10 high losses never comes. The blow-up is the root, the Inf its end:
+    the loss computation overflowing on the outputs the updates blew up."""
     run = script_runs.get("lr_runaway.py")
     assert run.returncode == 0 and run.stdout == "25\n", run.stderr
     event = run.first("divergence")
@@ -294,6 +295,11 @@ def test_a_blow_up_that_ends_the_run_in_inf_is_divergence_at_its_first_step(scri
     problems = run.report["summary"]["problems"]
     assert [p["kind"] for p in problems] == ["divergence"], problems
     assert any(line.startswith("nonfinite_loss at step 25") for line in problems[0]["symptoms"])
+    # the outputs were still finite: the loss overflowed on values the first layer blew up,
+    # not a module that made the Inf (no "traced back to" it)
+    nan = run.first("nonfinite_loss")
+    assert (nan["first_nonfinite_module"], nan["culprit"], nan["origin"]) == (None, "0", "outputs_jumped"), nan
+    assert "traced back" not in nan["message"] and "0's values jumped first" in nan["message"]
 
 
 def test_a_learning_rate_held_in_a_tensor_is_named_in_the_blow_up(script_runs: ScriptRuns) -> None:
