@@ -480,12 +480,14 @@ def _with_final_line_end(original: str, fixed: str) -> str:
 
 def unified_diff(path: str, original: str, fixed: str) -> str:
     """The diff as `git diff` and `patch` read it: a last line without a newline
-    is followed by `\\ No newline at end of file` (not run into the next line)."""
+    is followed by `\\ No newline at end of file` (not run into the next line); an
+    absolute path is written as git writes one (`a/tmp/t.py`, not `a//tmp/t.py`)."""
+    shown = path.lstrip("/")
     lines = difflib.unified_diff(
         original.splitlines(keepends=True),
         fixed.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
+        fromfile=f"a/{shown}",
+        tofile=f"b/{shown}",
     )
     return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
 

@@ -367,6 +367,14 @@ def test_a_diff_of_a_file_without_a_last_newline_applies_with_patch(tmp_path: Pa
     assert (tmp_path / "t.py").read_text() == 'import torch\nwith torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):\n    y = 1'
 
 
+def test_a_diff_of_a_file_named_by_its_absolute_path_names_it_as_git_does(tmp_path: Path) -> None:
+    path = tmp_path / "t.py"
+    path.write_text("import torch\nwith torch.cuda.amp.autocast():\n    y = 1\n")
+    code, out, _ = invoke(str(path), "--diff", "--select", "TL102", cwd=tmp_path)
+    shown = str(path).lstrip("/")
+    assert code == 1 and out.startswith(f"--- a/{shown}\n+++ b/{shown}\n"), out
+
+
 def test_unsafe_fixes_need_the_flag(tmp_path: Path) -> None:
     source = UNSAFE_ONLY
     (tmp_path / "a.py").write_text(source)
