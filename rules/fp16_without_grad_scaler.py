@@ -6,7 +6,7 @@ from trainlint.analysis.backward_losses import backward_target, computed_here, f
 from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import assignment_targets, dotted_name
 from trainlint.analysis.training import code_bodies, method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, only
 from trainlint.context import FileContext
@@ -1119,7 +1119,7 @@ class Fp16WithoutGradScaler(Rule):
         last_half: dict[str, cst.CSTNode] = {}  # name -> its latest float16 assignment
         for node in self.ctx.own_nodes(body):
             if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None:
-                targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+                targets = assignment_targets(node)
                 names = set().union(*(_target_names(t) for t in targets))
                 half = id(node) in inside or bool(_names_in(node.value) & tainted)
                 for name in names:
@@ -1212,7 +1212,7 @@ class Fp16WithoutGradScaler(Rule):
                 if value is None:
                     continue
                 if id(node) in inside or _names_in(value) & tainted:
-                    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+                    targets = assignment_targets(node)
                     for target in targets:
                         tainted |= _target_names(target)
             if len(tainted) == before:

@@ -30,7 +30,8 @@ from trainlint.analysis.handlers import falls_through
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
 from trainlint.analysis.scopes import (
-    alternatives, argument_slots, assigned_parts, binding_scope, dotted_name, instance_parameter,
+    alternatives, argument_slots, assigned_parts, assignment_targets, binding_scope, dotted_name,
+    instance_parameter,
 )
 from trainlint.context import FileContext
 from trainlint.analysis.training import (
@@ -3349,7 +3350,7 @@ class LossAccumulatedWithGraph(Rule):
                 return False  # bound to what a loop, a `with` or `:=` gives
             if type(other) not in (cst.Assign, cst.AnnAssign) or other.value is None:  # type: ignore[attr-defined]
                 continue
-            targets = [t.target for t in other.targets] if type(other) is cst.Assign else [other.target]  # type: ignore[attr-defined]
+            targets = assignment_targets(other)
             for target in targets:
                 for bound, part in assigned_parts(target, other.value):  # type: ignore[attr-defined]
                     if name not in _bound_names(bound):
@@ -3839,7 +3840,7 @@ def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     """`node` sets the accumulator anew (`total = 0`, `self.meters = {}` for
     `self.meters["loss"]`), not adds to it, nor keeps elements of it (`recent =
     recent[-100:]`: a window of the last graphs)."""
-    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+    targets = assignment_targets(node)
     return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
             and not _adds_to_itself(node) and node.value is not None  # `losses: list` sets nothing
             and not _keeps_elements(node.value, accumulator) and not _alias(node.value))

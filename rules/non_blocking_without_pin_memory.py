@@ -6,11 +6,12 @@ from trainlint.analysis.dataflow import (
     DATALOADER,
     Values,
     always_before,
+    bound_names,
+    bound_parts,
     is_constant,
     iterated_loader,
     keyword,
     target_names,
-    unpacked,
     unpinned_loader,
 )
 from trainlint.analysis.flag_resets import flag_write
@@ -448,7 +449,7 @@ class NonBlockingWithoutPinMemory(Rule):
             return False
         receivers = self.ctx.receivers
         rebinding = [part for node in self.ctx.own_nodes(root) if start < self.ctx.order_index(node) < end
-                     for part in _bound_parts(node) if receivers.binding(part) == binding]
+                     for part in bound_parts(node) if receivers.binding(part) == binding]
         return not always_before(self.ctx, use, rebinding)
 
     def _may_be_handed(self, loop: cst.For, iterable: cst.BaseExpression, values: Values) -> bool:
@@ -511,7 +512,7 @@ class NonBlockingWithoutPinMemory(Rule):
         if func is not None and name.value in named_parameters(func):
             return None
         root: cst.CSTNode = func.body if func is not None else self.ctx.module
-        binders = [node for node in self.ctx.own_nodes(root) if name.value in _bound_by(node)]
+        binders = [node for node in self.ctx.own_nodes(root) if name.value in bound_names(node)]
         if len(binders) != 1 or type(binders[0]) is not cst.Assign:
             return None
         assign: cst.Assign = binders[0]  # type: ignore[assignment]
@@ -542,7 +543,7 @@ class NonBlockingWithoutPinMemory(Rule):
         at = self.ctx.order_index(loop)
         before: list[cst.CSTNode] = []
         for node in self.ctx.own_nodes(root):
-            if self.ctx.order_index(node) < at and name.value in _bound_by(node):
+            if self.ctx.order_index(node) < at and name.value in bound_names(node):
                 before.append(node)
         values = [n.value for n in before if type(n) is cst.Assign and len(n.targets) == 1]  # type: ignore[attr-defined]
         if not values or len(values) != len(before):
@@ -550,28 +551,6 @@ class NonBlockingWithoutPinMemory(Rule):
         if not all(type(v) is cst.Call and self.ctx.call_name(v) == DATALOADER for v in values):
             return None
         return values  # type: ignore[return-value]
-
-
-_BINDERS = frozenset({cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.WithItem})
-
-
-def _bound_by(node: cst.CSTNode) -> set[str]:
-    """Names a statement or expression binds directly."""
-    return {part.value for part in _bound_parts(node) if type(part) is cst.Name}
-
-
-def _bound_parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
-    """The variables and attributes a statement or expression binds directly
-    (`loader`, `self.loader`)."""
-    if type(node) not in _BINDERS:
-        return []
-    if type(node) is cst.Assign:
-        return [part for t in node.targets for part in unpacked(t.target)]
-    if type(node) in (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
-        return unpacked(node.target)  # type: ignore[attr-defined]
-    if type(node) is cst.WithItem and node.asname is not None:
-        return unpacked(node.asname.name)  # type: ignore[arg-type]
-    return []
 
 
 def _pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:

@@ -5,7 +5,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import reaching
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.receivers import OPTIMIZER
-from trainlint.analysis.scopes import dotted_name
+from trainlint.analysis.scopes import assignment_targets, dotted_name
 from trainlint.analysis.training import code_bodies, method_call
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Rule
@@ -275,7 +275,7 @@ class OptimizerBeforeShard(Rule):
 
 
 def _rebound(node: cst.Assign | cst.AnnAssign | cst.AugAssign) -> set[str | None]:
-    targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+    targets = assignment_targets(node)
     return {dotted_name(t) for t in targets}
 
 

@@ -16,7 +16,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import backward_targets, names_in, reaching, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import lexical_grad_mode
-from trainlint.analysis.scopes import _parameters, assigned_parts, dotted_name
+from trainlint.analysis.scopes import _parameters, assigned_parts, assignment_targets, dotted_name
 from trainlint.analysis.training import ancestors_within, loops_within, method_call
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
@@ -216,7 +216,7 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
         if type(node) in (cst.Return, cst.Yield) and node.value is not None and names_in(node.value) & tracked:
             return True
         if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None:
-            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+            targets = assignment_targets(node)
             if names_in(node.value) & tracked and not all(type(t) is cst.Name for t in targets):
                 return True
         if type(node) is cst.Call and not _reads_only(ctx, node):
@@ -357,7 +357,7 @@ def _binders(ctx: FileContext, function: cst.FunctionDef
         if type(node) is cst.For:
             found.append((node, [node.iter], target_names(node.target), False))
         elif type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign) and node.value is not None:  # type: ignore[attr-defined]
-            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+            targets = assignment_targets(node)
             stored = type(node) is cst.AugAssign or any(type(t) is cst.Subscript for t in targets)
             found.append((node, [node.value], set().union(*(_bound(t) for t in targets)), stored))  # type: ignore[attr-defined]
         elif (receiver := method_call(node, *STORING_METHODS)) is not None:

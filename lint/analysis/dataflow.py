@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 import libcst as cst
 
 from trainlint.analysis.receivers import Binding, Receivers
-from trainlint.analysis.scopes import _parameters, bound_arguments, dotted_name, named_parameters
+from trainlint.analysis.scopes import _parameters, assignment_targets, bound_arguments, dotted_name, named_parameters
 from trainlint.analysis.training import method_call, scaled_backward_scaler
 from trainlint.analysis.walk import iter_nodes, own_nodes
 
@@ -624,6 +624,22 @@ def unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(target) is cst.StarredElement:
         return unpacked(target.value)
     return [target]
+
+
+def bound_parts(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The variables and attributes an assignment (plain, annotated, augmented), a `for`,
+    a walrus or a `with ... as` binds, one by one (`loader`, `self.loader`, each part of
+    `i, (x, y)`); none for any other node."""
+    if type(node) is cst.WithItem:
+        return unpacked(node.asname.name) if node.asname is not None else []  # type: ignore[arg-type]
+    if type(node) not in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
+        return []
+    return [part for target in assignment_targets(node) for part in unpacked(target)]
+
+
+def bound_names(node: cst.CSTNode) -> set[str]:
+    """The plain names among `bound_parts(node)`."""
+    return {part.value for part in bound_parts(node) if type(part) is cst.Name}  # type: ignore[attr-defined]
 
 
 def target_names(target: cst.BaseExpression) -> set[str]:

@@ -25,14 +25,14 @@ from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import unpacked
+from trainlint.analysis.dataflow import bound_parts
 from trainlint.analysis.loops import (
     ENABLE_GRAD, NO_GRAD, SET_GRAD_ENABLED, clears_grads, function_grad_mode, is_backward, lexical_grad_mode,
     mode_switch, named_for_an_optimizer, optimizer_name, repeating_loop,
 )
 from trainlint.analysis.receivers import OPTIMIZER, constructor_kind
 from trainlint.analysis.scopes import (
-    argument_slots, as_receiver_path, assignment_targets, bound_arguments, decorated, dotted_name, is_method,
+    argument_slots, as_receiver_path, bound_arguments, decorated, dotted_name, is_method,
     named_parameters,
     receiver_name,
 )
@@ -412,11 +412,10 @@ def _needs_graph(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 
 def _bound(node: cst.CSTNode) -> set[str]:
-    """Names and `self.` attributes an assignment binds."""
-    if type(node) not in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr):
+    """Names and `self.` attributes an assignment binds (not a `with ... as`)."""
+    if type(node) is cst.WithItem:
         return set()
-    return {name for target in assignment_targets(node) for part in unpacked(target)
-            if (name := dotted_name(part)) is not None}
+    return {name for part in bound_parts(node) if (name := dotted_name(part)) is not None}
 
 
 # methods of a module that run no forward, or whose name says what they are

@@ -14,8 +14,8 @@ from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.dataflow import target_names, unpacked
 from trainlint.analysis.flowgraph import FlowGraph, assigned_names
 from trainlint.analysis.scopes import (
-    Scope, and_operands, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name, named_parameters,
-    receiver_method, receiver_name,
+    and_operands, assigned_parts, assignment_targets, binding_scope, bound_arguments, dotted_name, head_name,
+    named_parameters, receiver_method, receiver_name, Scope,
 )
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -645,7 +645,7 @@ def _collect_assigned_attributes(ctx: FileContext) -> frozenset[str]:
             if type(node.func) is cst.Name and node.func.value == "setattr" and len(node.args) > 1:  # type: ignore[attr-defined]
                 names.add(string_value(node.args[1].value) or "")  # type: ignore[attr-defined]
             continue
-        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+        targets = assignment_targets(node)
         for target in targets:
             names |= {part.attr.value for part in unpacked(target) if type(part) is cst.Attribute}
     return frozenset(names)

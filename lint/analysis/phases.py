@@ -18,7 +18,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import target_names
+from trainlint.analysis.dataflow import bound_names
 from trainlint.analysis.guards import given_argument
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.loops import mode_switch, train_mode_call
@@ -33,9 +33,6 @@ Flags = dict[str, str]
 
 # how many calls deep a flag handed on is followed
 _CALLS_FOLLOWED = 3
-_BINDING = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)
-
-
 def flag_parameters(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]:
     """The parameters of `function` that an `if` of its own (statement or expression)
     tests for their truth or against a constant (see `names_tested`), or that it hands
@@ -256,8 +253,8 @@ def rebound_names(ctx: FileContext, function: cst.FunctionDef) -> frozenset[str]
     memo = ctx.shared(_rebound_memo)
     found = memo.get(function)
     if found is None:
-        found = memo[function] = frozenset(name for node in ctx.own_nodes(function.body) if type(node) in _BINDING
-                                           for name in _bound_names(node))
+        found = memo[function] = frozenset(name for node in ctx.own_nodes(function.body)
+                                           for name in bound_names(node))
     return found
 
 
@@ -385,12 +382,3 @@ def leaves_block(statement: cst.If) -> bool:
     """The body of the `if` ends by leaving the block around it (`continue`, `break`,
     `return`, `raise`), on lines of its own or on the `if`'s line (`if not update: return loss.item()`)."""
     return type(final_statement(statement.body)) in (cst.Continue, cst.Break, cst.Return, cst.Raise)
-
-
-def _bound_names(node: cst.CSTNode) -> set[str]:
-    if type(node) is cst.Assign:
-        return {name for target in node.targets for name in target_names(target.target)}
-    if type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
-        return target_names(node.target)  # type: ignore[attr-defined]
-    asname = node.asname  # type: ignore[attr-defined]
-    return target_names(asname.name) if asname is not None else set()

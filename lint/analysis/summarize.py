@@ -46,8 +46,8 @@ from trainlint.analysis.receivers import (
     sampler_shuffle,
 )
 from trainlint.analysis.scopes import (
-    argument_slots, as_receiver_path, assigned_parts, binding_scope, bound_arguments, dotted_name, head_name,
-    is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
+    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
+    dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
@@ -2225,7 +2225,7 @@ def _assigned_none_only(ctx: FileContext) -> set[str]:
     for node in ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.AugAssign):
         if ctx.scope_of(node) is not module:
             continue
-        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]  # type: ignore[attr-defined]
+        targets = assignment_targets(node)
         for target in targets:
             single = type(target) is cst.Name and type(node) is not cst.AugAssign
             for name in target_names(target):
