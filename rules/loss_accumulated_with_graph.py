@@ -112,8 +112,8 @@ class LossAccumulatedWithGraph(Rule):
     which adds the loss to its elements; `losses = [*losses, loss]`, whatever
     `losses` was; `seen.add(loss)` where `seen` is known to be a set, set to
     `set()` or one written out, not `meter.add(loss)` of another object; a
-    list kept in a dict under a constant key, `history.setdefault("train",
-    []).append(loss)`) that outlives the loop iteration, without
+    list kept in a dict, `history.setdefault("train", []).append(loss)`)
+    that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
     `scaler.scale(loss).backward()`, apex's `with amp.scale_loss(loss,
@@ -222,8 +222,10 @@ class LossAccumulatedWithGraph(Rule):
     iterations, and neither does a meter built anew on every iteration. A total
     kept in a dict under a constant key is flagged as a variable is
     (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
-    without a fix; one under a key that is not a constant (`meters[name] +=
-    loss`), meters of installed libraries, objects whose class cannot be told,
+    without a fix, and so is one under a key a variable holds, as written
+    (`meters[name] += loss`, reset by `meters[name] = 0.0` or by emptying
+    `meters`); one under a key computed otherwise (`meters[f"{name}_loss"]`),
+    meters of installed libraries, objects whose class cannot be told,
     and an accumulation outside any loop that no loop of the file calls (a
     Lightning `training_step` appending to `self.outputs`) is not flagged.
     An attribute of `self` accumulated in a method outside any loop of its own
@@ -1727,6 +1729,18 @@ class LossAccumulatedWithGraph(Rule):
             "        seen.add(loss.detach())  # expect: TL202\n"
             "    print(len(window), len(seen))\n",
         ),
+        # a total and a list kept in a dict under the key a variable holds
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, names):\n"
+        "    totals, history = {n: 0.0 for n in names}, {}\n"
+        "    for x, y, name in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        totals[name] += loss  # expect: TL202\n"
+        "        history.setdefault(name, []).append(loss)  # expect: TL202\n"
+        "    print(totals, len(history))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3001,6 +3015,25 @@ class LossAccumulatedWithGraph(Rule):
         "        kept = []\n"
         "        unique.clear()\n"
         "    return recent, seen, history\n",
+        # the same under a variable key: numbers, set anew for the key before it is added to,
+        # a dict made anew on every iteration
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    totals, history, kept = {}, {}, {}\n"
+        "    for x, y, name in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        kept[name] = kept.get(name, 0.0) + loss.item()\n"
+        "        totals[name] = 0.0\n"
+        "        totals[name] += loss\n"
+        "        history[name] = []\n"
+        "        history.setdefault(name, []).append(loss)\n"
+        "        step = {}\n"
+        "        step[name] = step.get(name, 0.0) + loss\n"
+        "        print(totals, len(history), step)\n"
+        "    return kept\n",
     )
 
     def finish(self) -> None:
@@ -4226,8 +4259,7 @@ def _read_name(term: cst.BaseExpression) -> str | None:
     reads `logs["loss"]`."""
     if (type(term) is cst.Call and type(term.func) is cst.Attribute and term.func.attr.value == "get"
             and 1 <= len(term.args) <= 2 and not any(arg.keyword or arg.star for arg in term.args)):
-        base, key = dotted_name(term.func.value), _key_text(term.args[0].value)
-        return f"{base}[{key}]" if base is not None and key is not None else None
+        return _item_name(term.func.value, term.args[0].value)
     return _accumulator_name(term)
 
 
@@ -4237,17 +4269,27 @@ def _arms(value: cst.BaseExpression) -> set[str]:
 
 
 def _accumulator_name(expr: cst.BaseExpression) -> str | None:
-    """`losses` or `self.losses`, or an item of one at a constant key
-    (`history["train_loss"]`, a Keras-style history of lists), also as `setdefault`
-    gives it (`history.setdefault("train_loss", [])`)."""
+    """`losses` or `self.losses`, or an item of one (see `_item_name`:
+    `history["train_loss"]`, a Keras-style history of lists, `meters[name]`), also as
+    `setdefault` gives it (`history.setdefault("train_loss", [])`)."""
     if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
-        base, key = dotted_name(expr.value), _key_text(expr.slice[0].slice.value)
-        return f"{base}[{key}]" if base is not None and key is not None else None
+        return _item_name(expr.value, expr.slice[0].slice.value)
     if method_call(expr, "setdefault") is not None and len(expr.args) == 2 \
             and not any(arg.keyword or arg.star for arg in expr.args):  # type: ignore[attr-defined]
-        base, key = dotted_name(expr.func.value), _key_text(expr.args[0].value)  # type: ignore[attr-defined]
-        return f"{base}[{key}]" if base is not None and key is not None else None
+        return _item_name(expr.func.value, expr.args[0].value)  # type: ignore[attr-defined]
     return dotted_name(expr)
+
+
+def _item_name(container: cst.BaseExpression, key: cst.BaseExpression) -> str | None:
+    """The accumulator kept in `container` under `key`: a constant (`history["loss"]`,
+    whatever its quotes), or a variable, as written (`meters[name]`: the item whose key
+    the variable holds where it is read; a reset of it is `meters[name] = 0.0` or of the
+    whole container); None for any other key (`meters[f"{name}_loss"]`)."""
+    base = dotted_name(container)
+    text = _key_text(key)
+    if text is None and type(key) is cst.Name and key.value not in ("None", "True", "False"):
+        text = key.value
+    return f"{base}[{text}]" if base is not None and text is not None else None
 
 
 def _item_fact(base: str, item: str) -> str:
