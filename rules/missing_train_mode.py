@@ -2212,6 +2212,22 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
+        # a frozen backbone built in eval mode beside the head an optimizer trains: the
+        # loop steps only the head's parameters
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Probe:\n"
+        "    def __init__(self, backbone, head, loader):\n"
+        "        self.backbone = backbone.eval()\n"
+        "        self.head = head\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.head.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.head(self.backbone(x)), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
     )
 
     def finish(self) -> None:
