@@ -1,11 +1,13 @@
 """TL405's models left in eval mode from the start: a class that puts `self.model` in
 eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
 `self.model.eval()` in a method its training method calls first) and trains it in a
-loop of another method, where none of its own methods ever puts it back in train mode.
+loop of another method, where nothing may put it back in train mode.
 
 Only what the class itself surely does is read: a class with base classes (whose
-methods may switch modes) or with subclasses in the file, a switch under a condition,
-and a loop that does not both back-propagate and step an optimizer are left alone."""
+methods may switch modes), with subclasses in the file or with decorators, a decorated
+training method, a switch under a condition, a loop that does not both back-propagate
+and step an optimizer the class builds for the model, and a model (or its class's
+instance) that reaches code which may switch its mode are left alone."""
 
 from __future__ import annotations
 
@@ -13,36 +15,115 @@ from typing import Iterator
 
 import libcst as cst
 
-from trainlint.analysis.loops import is_backward, mode_switch, optimizer_step
+from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.scopes import assignment_targets, dotted_name
+from trainlint.analysis.trained_models import trained_models
 from trainlint.analysis.training import method_call
 from trainlint.context import FileContext
 
+# methods of a module that read it or its weights and leave its mode (and its submodules) alone
+_READS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
+                    "load_state_dict", "zero_grad"})
+# methods that return the module itself: harmless only when that result is dropped or kept
+# under the same name (`self.model = self.model.to(device)`), not handed on
+_RETURNS_ITSELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "eval", "requires_grad_"})
 
-def left_in_eval_mode(ctx: FileContext, stepped: set[str]) -> Iterator[tuple[cst.Call, str, str, str]]:
+
+def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, str]]:
     """Each `.eval()` (the call, the model as written, the method that makes it, the
-    method that then trains it) of an attribute of `self` among `stepped` (the models whose
-    parameters the file steps) that a method of its class trains in a loop without any
-    method of the class putting it back in train mode."""
+    method that then trains it) of an attribute of `self` that its class steps an
+    optimizer for and trains in a loop of a method, where nothing may put it back in
+    train mode (see `_may_reach_train`)."""
     classes = ctx.nodes_of(cst.ClassDef)
     subclassed = {dotted_name(base.value) for cls in classes for base in cls.bases}  # type: ignore[attr-defined]
-    # what the file puts in train mode anywhere, by its last name (`trainer.model.train()`)
+    # what the file puts in train mode anywhere, by its last name (`model.train()` of the
+    # module a caller also handed to the class)
     put_back = {ctx.code(switch).rsplit(".", 1)[-1] for node in ctx.nodes_of(cst.Call, cst.Attribute)
                 if (switch := _switched_to_train(ctx, node)) is not None}
     for cls in classes:
-        if cls.bases or cls.name.value in subclassed:  # type: ignore[attr-defined]
+        if cls.bases or cls.decorators or cls.name.value in subclassed:  # type: ignore[attr-defined]
             continue
         methods = {f.name.value: f for f in cls.body.body if type(f) is cst.FunctionDef}  # type: ignore[attr-defined]
-        if any(_switched_to_train(ctx, node) is not None for node in ctx.subtree(cls)):
-            continue
+        stepped = trained_models(ctx, forward=False, within=cls)  # type: ignore[arg-type]
         for trainer in methods.values():
+            if trainer.decorators:  # a wrapper may switch modes around the run (`@enable_training`)
+                continue
             for model, loop in _training_loops(ctx, trainer):
-                if model not in stepped or model.split(".", 1)[1] in put_back:
+                if model not in stepped or model.split(".", 1)[1] in put_back \
+                        or _may_reach_train(ctx, cls, model):  # type: ignore[arg-type]
                     continue
                 for setup in _set_up_first(ctx, trainer, loop, methods):
                     for call in _top_level_evals(ctx, setup, model):
-                        if not _assigned_after(ctx, cls, call, model):
+                        if not _assigned_after(ctx, cls, call, model):  # type: ignore[arg-type]
                             yield call, model, setup.name.value, trainer.name.value
+
+
+def _may_reach_train(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
+    """Code may put `model` (`self.net`) of `cls` back in train mode: a switch in `cls`
+    of anything but a module the class builds itself (`self.head = nn.Linear(...)`), the
+    instance handed on (`callback(self)`, `vars(self)`), or the attribute (of any
+    receiver outside `cls`: `trainer.net`) used other than by its forward, reads of its
+    weights, or moves (see `_leaves_mode`): handed to a call (`set_train(self.net)`),
+    walked (`.modules()`, `.apply(...)`), kept under another name."""
+    attribute = model.split(".", 1)[1]
+    for node in ctx.subtree(cls):
+        switch = _switched_to_train(ctx, node)
+        if switch is not None and not _built_apart(ctx, cls, switch, model):
+            return True
+        if type(node) is cst.Name and node.value == "self" and not _attribute_receiver(ctx, node) \
+                and type(ctx.parent(node)) is not cst.Param:
+            return True
+    for node in ctx.nodes_of(cst.Attribute):
+        if node.attr.value != attribute or _leaves_mode(ctx, node):  # type: ignore[attr-defined]
+            continue
+        owner = _enclosing_class(ctx, node)
+        if owner is cls or dotted_name(node.value) != "self" or owner is None:  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _attribute_receiver(ctx: FileContext, node: cst.CSTNode) -> bool:
+    parent = ctx.parent(node)
+    return type(parent) is cst.Attribute and parent.value is node
+
+
+def _enclosing_class(ctx: FileContext, node: cst.CSTNode) -> cst.ClassDef | None:
+    return next((a for a in ctx.ancestors(node) if type(a) is cst.ClassDef), None)  # type: ignore[misc]
+
+
+def _leaves_mode(ctx: FileContext, attribute: cst.Attribute) -> bool:
+    """`attribute` (`self.net`) is run forward, its weights read, moved in place
+    (`self.net.to(device)` as a statement or kept as `self.net`), or assigned anew."""
+    parent = ctx.parent(attribute)
+    if type(parent) is cst.Call and parent.func is attribute:
+        return True
+    if type(parent) is cst.AssignTarget:
+        return True
+    if type(parent) is not cst.Attribute or parent.value is not attribute:
+        return False
+    call = ctx.parent(parent)
+    if type(call) is not cst.Call or call.func is not parent:
+        return False
+    if parent.attr.value in _READS or parent.attr.value == "forward":
+        return True
+    kept = ctx.parent(call)
+    return parent.attr.value in _RETURNS_ITSELF and (
+        type(kept) is cst.Expr
+        or (type(kept) is cst.Assign and all(dotted_name(t.target) == ctx.code(attribute) for t in kept.targets)))
+
+
+def _built_apart(ctx: FileContext, cls: cst.ClassDef, switched: cst.BaseExpression, model: str) -> bool:
+    """`switched` (`self.head` of `self.head.train()`) is another attribute of `self` than
+    `model`, that `cls` only ever sets to a module of `torch.nn` it builds
+    (`nn.Linear(8, 8)`): it cannot be `model`'s module."""
+    name = dotted_name(switched)
+    if name is None or name == model or not name.startswith("self.") or name.count(".") != 1:
+        return False
+    values = [node.value for node in ctx.subtree(cls)  # type: ignore[attr-defined]
+              if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
+              and any(dotted_name(target) == name for target in assignment_targets(node))]
+    return bool(values) and all(type(value) is cst.Call and (ctx.qualified_name(value.func) or "")
+                                .startswith("torch.nn.") for value in values)
 
 
 def _assigned_after(ctx: FileContext, cls: cst.ClassDef, call: cst.Call, model: str) -> bool:
@@ -78,15 +159,17 @@ def _switched_to_train(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpressio
 
 
 def _training_loops(ctx: FileContext, method: cst.FunctionDef) -> Iterator[tuple[str, cst.For | cst.While]]:
-    """The loops of `method` that run an attribute of `self` forward, back-propagate and
-    step an optimizer, each with that attribute (`self.model`)."""
+    """The loops of `method` that run an attribute of `self` forward with gradients,
+    back-propagate and step an optimizer, each with that attribute (`self.model`)."""
     for loop in ctx.own_nodes(method.body):
         if type(loop) not in (cst.For, cst.While):
             continue
         inside = ctx.subtree(loop.body)  # type: ignore[attr-defined]
         if not any(is_backward(node) for node in inside) or not any(optimizer_step(ctx, n) for n in inside):
             continue
-        run = {dotted_name(node.func) for node in inside if type(node) is cst.Call}  # type: ignore[attr-defined]
+        # a forward under `torch.no_grad()` (a frozen feature extractor) does not train it
+        run = {dotted_name(node.func) for node in inside  # type: ignore[attr-defined]
+               if type(node) is cst.Call and lexical_grad_mode(ctx, node) in (None, "on")}
         for model in sorted(name for name in run if name is not None and name.startswith("self.")
                             and name.count(".") == 1):
             yield model, loop  # type: ignore[misc]

@@ -40,11 +40,17 @@ class MissingTrainMode(Rule):
     class puts in eval mode where it sets it up (`self.model =
     Net().eval()` in `__init__`, or `self.model.eval()` in a method that its
     training method calls first, `self.setup()`) and trains in a loop of
-    another method (run forward, back-propagated, an optimizer stepped),
-    when no method of the class and no code of the file ever puts it (or
-    anything of its name) in train mode: not for a class with base classes
-    (their methods may switch modes) or with subclasses in the file, an
-    `.eval()` under a condition, nor a model that a method assigns anew.
+    another method (run forward with gradients, back-propagated, an
+    optimizer that the class builds for it stepped), when nothing may put
+    it back in train mode: no code of the file calls `.train()` on it or on
+    anything of its name, and the class on nothing but a module it builds
+    itself (`self.head = nn.Linear(...)`). Not when the model is handed to
+    a call (`set_train(self.net)`), walked (`.modules()`, `.apply(...)`)
+    or kept under another name, the instance is handed on
+    (`callback(self)`), the class or its training method is decorated,
+    the class has base classes (their methods may switch modes) or
+    subclasses in the file, the `.eval()` runs under a condition, or a
+    method assigns the model anew.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1104,6 +1110,23 @@ class MissingTrainMode(Rule):
         "        self.setup()\n"
         "        for x, y in self.loader:\n"
         "            loss = nn.functional.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
+        # a model built in eval mode beside a head the class builds itself and puts in train
+        # mode: `self.head.train()` does not put `self.net` back
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Trainer:\n"
+        "    def __init__(self, loader):\n"
+        "        self.net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()  # expect: TL405\n"
+        "        self.head = nn.Linear(8, 8)\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.head.train()\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.head(self.net(x)), y)\n"
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
@@ -2228,6 +2251,121 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
+        # a model built in eval mode that other code may put back in train mode: handed to a
+        # helper (`set_train(self.net)`), its modules walked by code outside the class
+        # (`trainer.body.modules()`), `apply` run over it, or a decorated training method
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from utils import enable_training\n"
+        "def set_train(m):\n"
+        "    m.train()\n"
+        "class Helped:\n"
+        "    def __init__(self, loader):\n"
+        "        self.net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        set_train(self.net)\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.net(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Walked:\n"
+        "    def __init__(self, loader):\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.body.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.body(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "def main(loader):\n"
+        "    trainer = Walked(loader)\n"
+        "    for module in trainer.body.modules():\n"
+        "        module.train()\n"
+        "    trainer.fit()\n"
+        "class Applied:\n"
+        "    def __init__(self, loader):\n"
+        "        self.model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.model.apply(lambda m: setattr(m, \"training\", True))\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Decorated:\n"
+        "    def __init__(self, loader):\n"
+        "        self.encoder = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.encoder.parameters(), lr=0.1)\n"
+        "    @enable_training\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.encoder(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
+        # a frozen backbone in eval mode whose class steps only its probe, run under
+        # `torch.no_grad()` or not, beside another class that trains its own `self.model`;
+        # and a head put in train mode that may be the model itself (`self.head = model`)
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class FeatureProbe:\n"
+        "    def __init__(self, backbone, loader):\n"
+        "        self.model = backbone.eval()\n"
+        "        self.probe = nn.Linear(512, 10)\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.probe.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            with torch.no_grad():\n"
+        "                feats = self.model(x)\n"
+        "            loss = nn.functional.cross_entropy(self.probe(feats), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class LinearProbe:\n"
+        "    def __init__(self, backbone, loader):\n"
+        "        self.model = backbone.eval()\n"
+        "        self.probe = nn.Linear(512, 10)\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.probe.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.probe(self.model(x)), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Finetune:\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Shared:\n"
+        "    def __init__(self, net, loader):\n"
+        "        self.net = net.eval()\n"
+        "        self.head = net\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.head.train()\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.net(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -2283,7 +2421,7 @@ class MissingTrainMode(Rule):
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
                 reported.add(node)
         if self.ctx.nodes_of(cst.ClassDef):
-            for node, model, setup, trainer in left_in_eval_mode(self.ctx, trained_models(self.ctx, forward=False)):
+            for node, model, setup, trainer in left_in_eval_mode(self.ctx):
                 if node not in reported:
                     reported.add(node)
                     self.report(node, f"`{setup}()` puts `{model}` in eval mode and `{trainer}()` trains it "
