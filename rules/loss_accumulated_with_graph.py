@@ -223,8 +223,9 @@ class LossAccumulatedWithGraph(Rule):
     kept in a dict under a constant key is flagged as a variable is
     (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
     without a fix, and so is one under a key a variable holds, as written
-    (`meters[name] += loss`, reset by `meters[name] = 0.0` or by emptying
-    `meters`); one under a key computed otherwise (`meters[f"{name}_loss"]`),
+    (`meters[name] += loss`, reset by `meters[name] = 0.0` with `name` not
+    bound anew between that reset and the add, or by emptying `meters`); one
+    under a key computed otherwise (`meters[f"{name}_loss"]`),
     meters of installed libraries, objects whose class cannot be told,
     and an accumulation outside any loop that no loop of the file calls (a
     Lightning `training_step` appending to `self.outputs`) is not flagged.
@@ -1741,6 +1742,21 @@ class LossAccumulatedWithGraph(Rule):
         "        totals[name] += loss  # expect: TL202\n"
         "        history.setdefault(name, []).append(loss)  # expect: TL202\n"
         "    print(totals, len(history))\n",
+        # an item set anew under one key, then added to under another: `key` is bound anew
+        # between the reset and the add, so the item kept across iterations grows
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, keys):\n"
+        "    totals = {}\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        key = keys[i]\n"
+        "        totals[key] = 0.0\n"
+        "        key = \"other\"\n"
+        "        totals[key] += loss  # expect: TL202\n"
+        "    print(totals)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3034,6 +3050,23 @@ class LossAccumulatedWithGraph(Rule):
         "        step[name] = step.get(name, 0.0) + loss\n"
         "        print(totals, len(history), step)\n"
         "    return kept\n",
+        # the key bound anew before the reset, not between it and the add; and an item
+        # reset after the add under the same key, before the loop's next key
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, keys):\n"
+        "    totals, window = {}, {}\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        key = keys[i]\n"
+        "        key = \"other\" if key is None else key\n"
+        "        totals[key] = 0.0\n"
+        "        totals[key] += loss\n"
+        "        window[key] = window.get(key, 0.0) + loss\n"
+        "        print(totals, window)\n"
+        "        window[key] = 0.0\n",
     )
 
     def finish(self) -> None:
@@ -3655,6 +3688,8 @@ class LossAccumulatedWithGraph(Rule):
             if statement is None:
                 continue
             if function is own:
+                if self._key_moved(inner, at, accumulator):
+                    continue
                 if self._every_iteration(statement, loop) or self._runs_before(statement, at, loop):
                     return True
             elif (not any(a is loop for a in self.ctx.ancestors(inner))
@@ -3662,6 +3697,15 @@ class LossAccumulatedWithGraph(Rule):
                   and not skipped_before(self.ctx, statement, function)):  # type: ignore[arg-type]
                 return True  # in a method every iteration runs, on every run of it
         return False
+
+    def _key_moved(self, reset: cst.CSTNode, at: cst.CSTNode, accumulator: str) -> bool:
+        """`reset` sets an item under a key a variable holds (`totals[key] = 0.0`) and that
+        variable is bound anew between it and `at` (`key = "other"`): another item is set."""
+        key = _variable_key(accumulator)
+        if key is None or _resets(reset, _base(accumulator)):
+            return False
+        first, last = sorted((reset, at), key=self.ctx.order_index)
+        return self._rebound_between(key, first, last)
 
     def _always_run(self, loop: cst.For | cst.While) -> set[cst.FunctionDef]:
         """The functions of the file (methods of its classes too) that every iteration
@@ -4283,8 +4327,8 @@ def _accumulator_name(expr: cst.BaseExpression) -> str | None:
 def _item_name(container: cst.BaseExpression, key: cst.BaseExpression) -> str | None:
     """The accumulator kept in `container` under `key`: a constant (`history["loss"]`,
     whatever its quotes), or a variable, as written (`meters[name]`: the item whose key
-    the variable holds where it is read; a reset of it is `meters[name] = 0.0` or of the
-    whole container); None for any other key (`meters[f"{name}_loss"]`)."""
+    the variable holds where it is read; a reset of it is `meters[name] = 0.0` with `name`
+    not bound anew before the add (see `_key_moved`), or of the whole container); None for any other key (`meters[f"{name}_loss"]`)."""
     base = dotted_name(container)
     text = _key_text(key)
     if text is None and type(key) is cst.Name and key.value not in ("None", "True", "False"):
@@ -4360,6 +4404,13 @@ def _key_text(key: cst.BaseExpression) -> str | None:
         return key.value
     value = string_value(key)
     return repr(value) if value is not None else None
+
+
+def _variable_key(accumulator: str) -> str | None:
+    """The variable whose value is the key of the item `accumulator` names: `name` of
+    `meters[name]` (see `_item_name`); None for a constant key or no item."""
+    base, bracket, key = accumulator.partition("[")
+    return key[:-1] if bracket and key.endswith("]") and key[:-1].isidentifier() else None
 
 
 def _base(accumulator: str) -> str:
