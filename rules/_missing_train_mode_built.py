@@ -44,18 +44,18 @@ def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, st
         if cls.bases or cls.decorators or cls.name.value in subclassed:  # type: ignore[attr-defined]
             continue
         methods = {f.name.value: f for f in cls.body.body if type(f) is cst.FunctionDef}  # type: ignore[attr-defined]
-        stepped = trained_models(ctx, forward=False, within=cls)  # type: ignore[arg-type]
-        for trainer in methods.values():
-            if trainer.decorators:  # a wrapper may switch modes around the run (`@enable_training`)
+        # a decorated training method is left alone: its wrapper may switch modes (`@enable_training`)
+        loops = [(trainer, model, loop) for trainer in methods.values() if not trainer.decorators
+                 for model, loop in _training_loops(ctx, trainer)]
+        stepped = trained_models(ctx, forward=False, within=cls) if loops else set()  # type: ignore[arg-type]
+        for trainer, model, loop in loops:
+            if model not in stepped or model.split(".", 1)[1] in put_back \
+                    or _may_reach_train(ctx, cls, model):  # type: ignore[arg-type]
                 continue
-            for model, loop in _training_loops(ctx, trainer):
-                if model not in stepped or model.split(".", 1)[1] in put_back \
-                        or _may_reach_train(ctx, cls, model):  # type: ignore[arg-type]
-                    continue
-                for setup in _set_up_first(ctx, trainer, loop, methods):
-                    for call in _top_level_evals(ctx, setup, model):
-                        if not _assigned_after(ctx, cls, call, model):  # type: ignore[arg-type]
-                            yield call, model, setup.name.value, trainer.name.value
+            for setup in _set_up_first(ctx, trainer, loop, methods):
+                for call in _top_level_evals(ctx, setup, model):
+                    if not _assigned_after(ctx, cls, call, model):  # type: ignore[arg-type]
+                        yield call, model, setup.name.value, trainer.name.value
 
 
 def _may_reach_train(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
