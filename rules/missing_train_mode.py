@@ -44,7 +44,8 @@ class MissingTrainMode(Rule):
     optimizer that the class builds for it stepped), when nothing may put
     it back in train mode: no code of the file calls `.train()` on it or on
     anything of its name, and the class on nothing but a module it builds
-    itself (`self.head = nn.Linear(...)`). Not when the model is handed to
+    itself (`self.head = nn.Linear(...)`). Not when the model, or an
+    attribute of its name outside the class (`trainer.net`), is handed to
     a call (`set_train(self.net)`), walked (`.modules()`, `.apply(...)`)
     or kept under another name, the instance is handed on
     (`callback(self)`), the class or its training method is decorated,
