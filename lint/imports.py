@@ -122,6 +122,8 @@ class ImportGraph:
                     if folder + ".py" in self.files:
                         found.files.add(folder + ".py")
                     found.folders.add(folder)
+        if "sys.path" in text:  # it may put any folder of the project on the import path
+            found.folders.add(self.root)
         return found
 
     def add_members(self, paths: Iterable[str]) -> None:
@@ -165,6 +167,7 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     seen: set[str] = set()
     expanded: set[tuple[str, frozenset[str]]] = set()
     found: list[str] = []
+    holding: list[str] | None = None  # every folder with a candidate below it, when first needed
     pending: list[tuple[str, frozenset[str] | None, int]] = [(path, None, 0) for path in requested]
     while pending:
         path, wanted, depth = pending.pop()
@@ -176,7 +179,13 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
         reach = screen.reach(path, data.decode("utf-8", errors="replace"))
         if not any(reach.covers(absolute) for absolute in by_path):
             continue
-        for absolute, names in _imported_paths(path, data, root, wanted):
+        imports = list(_imported_paths(path, data, root, wanted))
+        if _adds_search_paths(data, (absolute for absolute, _ in imports if absolute in by_path)):
+            # any folder of the project may be on the import path (see `trainlint.analysis.search_paths`)
+            if holding is None:
+                holding = sorted(_folders_holding(by_path))
+            imports = list(_imported_paths(path, data, root, wanted, holding))
+        for absolute, names in imports:
             original = by_path.get(absolute)
             if original is None or absolute in requested_paths:
                 continue
@@ -206,12 +215,19 @@ def _python_of(path: str) -> bytes | None:
     return cells.encode("utf-8") if cells is not None else None
 
 
-def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | None
-                    ) -> Iterable[tuple[str, frozenset[str] | None]]:
+def _adds_search_paths(data: bytes, imported: Iterable[str]) -> bool:
+    """Whether a file, or a module it imports (`import _init_paths`), may put
+    folders on `sys.path`."""
+    return b"sys.path" in data or any(b"sys.path" in (_python_of(path) or b"") for path in imported)
+
+
+def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | None,
+                    search_paths: Iterable[str] = ()) -> Iterable[tuple[str, frozenset[str] | None]]:
     """The module files the import statements of `path` (its bytes: `data`) may name, each with the
     names imported from it. With `wanted` (a package's `__init__.py`), only the
     imports that bind those names, and star imports; imports under
-    `if TYPE_CHECKING:` never run."""
+    `if TYPE_CHECKING:` never run. `search_paths`: more folders an absolute
+    import is looked for in."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
@@ -233,6 +249,8 @@ def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | 
             bases, parts = module_bases(here, module, root)
             if not parts:
                 continue
+            if not module.startswith("."):
+                bases = [*bases, *search_paths]
             for folder in bases:
                 target = os.path.join(folder, *parts)
                 yield os.path.join(target, "__init__.py"), names  # a package before a module of its name

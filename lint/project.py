@@ -60,6 +60,10 @@ class FileFacts:
     # class name -> the bases its methods may come from: classes of the same file (a
     # bare name) or imported ones (a qualified name, as the file's imports spell it)
     bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # folders its module-level code puts on `sys.path`, relative to its own folder
+    # (`../lib` of an `_init_paths.py`): absolute imports of it, and of the files
+    # that import it, are looked for there too
+    search_paths: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -68,6 +72,7 @@ class FileFacts:
             "imports": self.imports,
             "star_imports": list(self.star_imports),
             **({"bases": {name: list(bases) for name, bases in self.bases.items()}} if self.bases else {}),
+            **({"search_paths": list(self.search_paths)} if self.search_paths else {}),
         }
 
     @classmethod
@@ -79,6 +84,7 @@ class FileFacts:
             dict(data.get("imports", {})),  # type: ignore[call-overload]
             tuple(data.get("star_imports", ())),  # type: ignore[arg-type]
             {name: tuple(bases) for name, bases in data.get("bases", {}).items()},  # type: ignore[union-attr]
+            tuple(data.get("search_paths", ())),  # type: ignore[arg-type]
         )
 
 
@@ -130,7 +136,9 @@ class Project:
         self.facts = facts
         self._by_file = {os.path.abspath(p): p for p in facts}
         self._inert = {os.path.abspath(p) for p in others} - self._by_file.keys()
-        self._candidates_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._candidates_of: dict[tuple[str, str, tuple[str, ...]], list[tuple[str, str]]] = {}
+        # the folders each file's imports are also looked for in, and the files whose facts say so
+        self._search_paths_of: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {}
         self._closed: dict[str, tuple[Mapping[str, Summary], frozenset[str]]] = {}
         # what each name a file's functions call of another module resolves to, and the facts read to know
         self._targets: dict[str, dict[str, tuple[str, str]]] = {}
@@ -240,16 +248,48 @@ class Project:
 
     def _candidates(self, path: str, qualified: str) -> list[tuple[str, str]]:
         here = os.path.dirname(os.path.abspath(path))
-        key = (here, qualified)
+        added = () if qualified.startswith(".") else self._search_paths(path)
+        key = (here, qualified, added)
         found = self._candidates_of.get(key)
         if found is None:
-            found = self._candidates_of[key] = list(self._find_candidates(here, qualified))
+            found = self._candidates_of[key] = list(self._find_candidates(here, qualified, added))
         return found
 
-    def _find_candidates(self, here: str, qualified: str) -> Iterable[tuple[str, str]]:
+    def _find_candidates(self, here: str, qualified: str, added: tuple[str, ...]) -> Iterable[tuple[str, str]]:
         bases, parts = module_bases(here, qualified, self.root)
-        for base in bases:
+        for base in (*bases, *(folder for folder in added if folder not in bases)):
             yield from self._split(base, parts)
+
+    def _search_paths(self, path: str) -> tuple[str, ...]:
+        """The folders (absolute) that `path` and the modules of the project it imports
+        by their plain name (`import _init_paths`) put on `sys.path`."""
+        if path not in self.facts:
+            return ()
+        kept = self._search_paths_of.get(path)
+        if kept is None:
+            with self._recording() as reads:
+                kept = self._search_paths_of[path] = (self._find_search_paths(path), frozenset(reads))
+        self._note(kept[1])
+        return kept[0]
+
+    def _find_search_paths(self, path: str) -> tuple[str, ...]:
+        here = os.path.dirname(os.path.abspath(path))
+        facts = self._read(path)
+        found = [os.path.normpath(os.path.join(here, folder)) for folder in facts.search_paths]
+        for module in sorted(set(facts.imports.values())):
+            imported = self._module_file(here, module) if "." not in module else None
+            if imported is not None:
+                there = os.path.dirname(os.path.abspath(imported))
+                found += [os.path.normpath(os.path.join(there, folder)) for folder in self._read(imported).search_paths]
+        return tuple(dict.fromkeys(found))
+
+    def _module_file(self, here: str, module: str) -> str | None:
+        """The project's file of the top-level module `module`, imported from `here`."""
+        for base in module_bases(here, module, self.root)[0]:
+            known = self._by_file.get(os.path.join(base, module + ".py"))
+            if known is not None:
+                return known
+        return None
 
     def _split(self, base: str, parts: list[str]) -> Iterable[tuple[str, str]]:
         """Each (module file, attribute path) reading of `parts` under `base`,
