@@ -45,6 +45,7 @@ from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
     sampler_shuffle,
 )
+from trainlint.analysis.search_paths import search_paths
 from trainlint.analysis.scopes import (
     argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
@@ -2202,7 +2203,7 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
-    return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases)
+    return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases, search_paths(ctx))
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:

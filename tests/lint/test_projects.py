@@ -95,6 +95,17 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache(tmp_path: Path) -> None:
+    """tools/train.py finds `core.function` in lib/ because `_init_paths.py` puts lib/ on
+    `sys.path`: once it puts lib_dry/ there instead, a cached run follows the other module."""
+    project, cached = _copy_with_cached_runs(tmp_path, "init_paths_layout")
+    assert ("train.py", 11, "TL404") in cached()
+    init_paths = project / "tools" / "_init_paths.py"
+    init_paths.write_text(init_paths.read_text().replace('"..", "lib")', '"..", "lib_dry")', 1))
+    assert ("train.py", 11, "TL404") not in cached()
+    assert ("finetune.py", 15, "TL404") in cached()
+
+
 def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through_the_cache(tmp_path: Path) -> None:
     """infer.py has nothing to summarize but a function that calls its parameter (the
     forward of the model it is handed). Once `predict` runs no model the file is no
