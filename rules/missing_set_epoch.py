@@ -153,7 +153,10 @@ class MissingSetEpoch(Rule):
     `self.evaluate(self.val_loader, epoch)`, the object it is called on given
     to its first parameter unless it is a staticmethod), nor of an attribute of
     the object set only to loaders on samplers of their own
-    (`self.aux_loader.sampler` beside `self.train_loader`). A sampler kept in a dict
+    (`self.aux_loader.sampler` beside `self.train_loader`), nor on
+    `self.sampler` of another class of the file: only a class, its bases and
+    the classes that derive from it (also through a class deriving from both)
+    share an object's attributes. A sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
@@ -692,6 +695,26 @@ class MissingSetEpoch(Rule):
         "            opt.step()\n"
         "        evaluate(model, holdout, epoch)\n"
         "        metrics.evaluate(model, report_loader, epoch)\n",
+        # another class of the file sets the epoch of its own `self.sampler`: not this one's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "        for x in self.loader:\n"
+        "            model(x)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -1204,6 +1227,38 @@ class MissingSetEpoch(Rule):
         "            self.evaluate(holdout, epoch)\n"
         "def run(trainer, loader, epoch):\n"
         "    trainer.evaluate(loader, epoch)\n",
+        # the base class sets the epoch of the sampler its subclass builds; a mixin's
+        # `set_epoch`, where one class derives from the builder and the mixin
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class EpochRunner:\n"
+        "    def run_epoch(self, model, opt, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "        for x in self.loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "class Trainer(EpochRunner):\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.run_epoch(model, opt, epoch)\n"
+        "class Loading:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "class Epochs:\n"
+        "    def start_epoch(self, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "class MixedTrainer(Loading, Epochs):\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.start_epoch(epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1972,9 +2027,16 @@ class MissingSetEpoch(Rule):
                 return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
                 return True
-            if _same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
+            if self._same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
                 return True
         return False
+
+    def _same_name(self, binding: Binding, own: set[Binding | None]) -> bool:
+        """`binding` has the name of a holder of the sampler, and may be it: `self.sampler` of
+        another class of the file is that class's own, unless one derives from the other (or
+        a class derives from both), so that one object runs both classes' methods."""
+        return any(b is not None and b.name == binding.name and self.ctx.receivers.may_be_one_object(b, binding)
+                   for b in own)
 
     def _beside_a_builders_loader(self, binding: Binding) -> bool:
         """`binding`, a variable of a function, none of this sampler's holders, is bound
@@ -2148,10 +2210,6 @@ def _samples_evaluation_data(call: cst.Call) -> bool:
 
 def _last_name(expr: cst.Name | cst.Attribute) -> str:
     return expr.value if type(expr) is cst.Name else expr.attr.value
-
-
-def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
-    return any(b is not None and b.name == binding.name for b in own)
 
 
 def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | None:

@@ -819,6 +819,15 @@ class Receivers:
         return next((owner for owner in _lineage(cls, self._bases)
                      if held & self._self_attributes.get(owner, set())), cls)
 
+    def may_be_one_object(self, first: Binding, second: Binding) -> bool:
+        """`self.<attr>` of two classes of the file may name one object's attribute: the
+        classes are one, one derives from the other, or a class of the file derives from
+        both (a mixin); any binding that is not a class's attribute may."""
+        if type(first.owner) is not cst.ClassDef or type(second.owner) is not cst.ClassDef:
+            return True
+        return any({first.owner, second.owner} <= set(_lineage(cls, self._bases))  # type: ignore[arg-type]
+                   for cls in (first.owner, second.owner, *self._bases))
+
     def _class_of_self(self, name: cst.Name) -> cst.ClassDef | None:
         """The class whose instance `name` is: the first parameter of a method, read in
         the method or in a closure of it that does not bind the name itself (a nested
