@@ -41,6 +41,9 @@ GRAPH = "graph"  # a tensor the function back-propagated
 DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
 UNPINNED_LOADER = "unpinned_loader"  # a DataLoader it builds without `pin_memory=True`
 _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
+# the key of what running a module does, beside its functions' (`Summary.patches`): a file
+# that imports the module "calls" `<module name>.<module>` (see `runtime_patches`)
+MODULE_RUN = "<module>"
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -314,6 +317,9 @@ class Summary:
     # ("#0",)); "loss" for a keyword): where that class is a named tuple (`fields`), the
     # items of what it returns that hold the graph, once closed
     returns_fielded: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
+    # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
+    patches: frozenset[str] = frozenset()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -411,6 +417,7 @@ class Summary:
             **({"fields": list(self.fields)} if self.fields else {}),
             **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
                if self.returns_fielded else {}),
+            **({"patches": sorted(self.patches)} if self.patches else {}),
         }
 
     @classmethod
@@ -474,6 +481,7 @@ class Summary:
             fields=tuple(data.get("fields", ())),  # type: ignore[arg-type]
             returns_fielded=tuple((callee, tuple(items))
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
+            patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
         )
 
 

@@ -45,6 +45,7 @@ from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
     sampler_shuffle,
 )
+from trainlint.analysis.runtime_patches import amp_patches, module_runs, torch_names_patched
 from trainlint.analysis.scopes import (
     argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
@@ -56,8 +57,9 @@ from trainlint.analysis.training import (
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.project import FileFacts, member_of
+from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
-    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
+    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, MODULE_RUN, SCALER_STEP, SCALER_UPDATE,
     SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
@@ -2198,11 +2200,15 @@ def file_facts(ctx: FileContext) -> FileFacts:
     bases = {name: found for name in targets.classes if (found := targets.bases(name))}
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
-    called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx)
+    called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx) | module_runs(ctx)
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
-    return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases)
+    # what importing it does: read through its own imports alone, as what the project tells the
+    # file must not change its facts (see `reexports_imported`)
+    patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
+    run = {MODULE_RUN: Summary(patches=patches)} if patches else {}
+    return FileFacts({**summaries.open, **named_tuples, **run}, frozenset(called), imports, stars, bases)
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:
