@@ -2,16 +2,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trainlint.analysis.batch_copies import non_blocking_copies
 from trainlint.analysis.dataflow import (
     DATALOADER,
     Values,
     always_before,
     bound_names,
     bound_parts,
-    is_constant,
     iterated_loader,
-    keyword,
-    target_names,
     unpinned_loader,
 )
 from trainlint.analysis.flag_resets import flag_write
@@ -19,8 +17,8 @@ from trainlint.analysis.literals import constant_text
 from trainlint.analysis.phases import truth
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, named_parameters
-from trainlint.analysis.training import ancestors_within, method_call
-from trainlint.analysis.walk import children, only
+from trainlint.analysis.training import ancestors_within
+from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import UNPINNED_LOADER
@@ -364,12 +362,8 @@ class NonBlockingWithoutPinMemory(Rule):
             assert type(node) is cst.For
             if not self._draws_unpinned(node, values):
                 continue
-            batches = _batch_names(node)
-            for inner in _own_batch_nodes(node):
-                receiver = method_call(inner, "to", "cuda")
-                if receiver is not None and _non_blocking(inner) and (  # type: ignore[arg-type]
-                        _reads(receiver, batches) or self._comprehension_item(inner, receiver, batches, node)):
-                    self.report(inner)
+            for copy in non_blocking_copies(self.ctx, node):
+                self.report(copy)
 
     def _draws_unpinned(self, loop: cst.For, values: Values) -> bool:
         """`loop` draws its batches from DataLoaders that surely do not pin memory: built
@@ -518,20 +512,6 @@ class NonBlockingWithoutPinMemory(Rule):
         assign: cst.Assign = binders[0]  # type: ignore[assignment]
         return assign if len(assign.targets) == 1 and type(assign.value) is cst.Call else None
 
-    def _comprehension_item(self, call: cst.CSTNode, receiver: cst.BaseExpression, batches: set[str],
-                            loop: cst.For) -> bool:
-        """`receiver` is a part of a batch drawn by a comprehension around `call` (RAFT's
-        `image1, image2, flow, valid = [x.cuda() for x in data_blob]`)."""
-        for ancestor in ancestors_within(self.ctx, call, loop):
-            if type(ancestor) not in (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp):
-                continue
-            clause: cst.CompFor | None = ancestor.for_in  # type: ignore[attr-defined]
-            while clause is not None:
-                if _reads(receiver, target_names(clause.target)) and _reads(clause.iter, batches):
-                    return True
-                clause = clause.inner_for_in
-        return False
-
     def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
         """What `name` holds when `loop` runs, when it is bound again only
         after the loop (a pre-pass before `accelerator.prepare()` rebinds
@@ -567,43 +547,3 @@ def _assigned_to(ctx: FileContext, call: cst.Call) -> list[cst.BaseExpression]:
     """The targets of the assignment whose value is `call` (`loader = DataLoader(...)`)."""
     parent = ctx.parent(call)
     return assignment_targets(parent) if type(parent) is cst.Assign else []
-
-
-def _non_blocking(call: cst.Call) -> bool:
-    arg = keyword(call, "non_blocking")
-    return arg is not None and is_constant(arg.value, "True")
-
-
-def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
-    """`x`, `batch[0]` or `batch["x"]` for a batch name."""
-    while type(expr) is cst.Subscript:
-        expr = expr.value
-    return type(expr) is cst.Name and expr.value in names
-
-
-def _own_batch_nodes(loop: cst.For) -> list[cst.CSTNode]:
-    """The nodes of the loop's body, but those of a loop nested in it that binds
-    the batch name again (a validation pass `for batch in val_loader:` inside the
-    training loop): what they copy is that loop's batch, judged by that loop."""
-    names = target_names(loop.target)
-    found: list[cst.CSTNode] = []
-    stack: list[cst.CSTNode] = [loop.body]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.For and target_names(node.target) & names:
-            continue
-        found.append(node)
-        stack.extend(reversed(children(node)))
-    return found
-
-
-def _batch_names(loop: cst.For) -> set[str]:
-    """Names bound by the loop target, and by unpacking or indexing them in
-    the loop body (`x, y = batch`, `images = batch[0]`), outside a loop nested
-    in it that binds the batch name again."""
-    names = target_names(loop.target)
-    for node in _own_batch_nodes(loop):
-        if type(node) is cst.Assign and _reads(node.value, names):
-            for target in node.targets:
-                names |= target_names(target.target)
-    return names
