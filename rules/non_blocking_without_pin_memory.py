@@ -57,10 +57,11 @@ class NonBlockingWithoutPinMemory(Rule):
 
     ## Limitations
     Loaders built in the same file are judged through assignments and the
-    call sites of the file's functions (`train(model, train_loader)`), and
-    through a name bound again only after the loop (a pre-pass before
-    `accelerator.prepare()`). A loader from another module is judged where a
-    function there builds it and every return gives it (`return
+    call sites of the file's functions (`train(model, train_loader)`, every
+    one handing a loader judged so), and through a name bound again only
+    after the loop (a pre-pass before `accelerator.prepare()`). A loader a
+    function of the file or another module returns is judged where that
+    function builds it and every return gives it (`return
     DataLoader(...)`, or a variable assigned one there; in a tuple, at the
     same place in every return: `return train_loader, val_loader`), and the
     loop iterates the call (`for x in build_loader(cfg):`), a variable or
@@ -216,6 +217,17 @@ class NonBlockingWithoutPinMemory(Rule):
         "    for x in loader:\n"
         "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
         "    enable()\n",
+        # a builder of the file makes the loader, its caller hands it to the training function
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8, num_workers=4)\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(ds, model, device):\n"
+        "    loader = build_loader(ds)\n"
+        "    train(model, loader, device)\n"
+        "    train(model, build_loader(ds), device)\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -354,6 +366,25 @@ class NonBlockingWithoutPinMemory(Rule):
         "    enable()\n"
         "    for x in loader:\n"
         "        model(x.to(device, non_blocking=True))\n",
+        # builders of the file: the callers of `train` hand an unpinned loader and one that
+        # may be pinned; the one `evaluate` is handed is pinned on some runs
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build_pinned(ds, fast):\n"
+        "    if fast:\n"
+        "        return DataLoader(ds, batch_size=8, pin_memory=True)\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def evaluate(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(ds, model, device, fast):\n"
+        "    train(model, build_loader(ds), device)\n"
+        "    train(model, build_pinned(ds, fast), device)\n"
+        "    evaluate(model, build_pinned(ds, fast), device)\n",
     )
 
     def finish(self) -> None:
@@ -367,7 +398,7 @@ class NonBlockingWithoutPinMemory(Rule):
 
     def _draws_unpinned(self, loop: cst.For, values: Values) -> bool:
         """`loop` draws its batches from DataLoaders that surely do not pin memory: built
-        in this file, or by a function of another module."""
+        in this file, or by a function of this file or another module."""
         iterable = iterated_loader(self.ctx, loop.iter)
         if self._may_be_handed(loop, iterable, values):
             return False
@@ -376,8 +407,6 @@ class NonBlockingWithoutPinMemory(Rule):
             loaders = self._loaders_before(loop, iterable)
         if loaders is not None:
             return all(unpinned_loader(call) for call in loaders) and not self._pinned_before(loop, iterable, loaders)
-        if not self.ctx.external:
-            return False
         sources = values.of(iterable)
         if sources:
             unpinned = all(self._unpinned_source(source) for source in sources)
@@ -475,12 +504,12 @@ class NonBlockingWithoutPinMemory(Rule):
 
     def _unpinned_source(self, source: cst.BaseExpression) -> bool:
         """`source` builds a DataLoader without `pin_memory=True`: here, or in the function
-        of another module it calls, which returns it (`build_loader(cfg)`)."""
+        of this file or another module it calls, which returns it (`build_loader(cfg)`)."""
         if type(source) is not cst.Call:
             return False
         if self.ctx.call_name(source) == DATALOADER:
             return unpinned_loader(source)
-        summary = self.ctx.summaries.of_external_call(source)
+        summary = self.ctx.summaries.of_call(source)
         return summary is not None and summary.returns_unpinned_loader
 
     def _unpinned_item(self, name: cst.Name) -> bool:
@@ -488,7 +517,7 @@ class NonBlockingWithoutPinMemory(Rule):
         function of another module returns with a DataLoader built without
         `pin_memory=True` at that place (`train_loader, val_loader = get_loaders(cfg)`)."""
         binder = self._only_binding(name)
-        summary = self.ctx.summaries.of_external_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
+        summary = self.ctx.summaries.of_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
         target = binder.targets[0].target if binder is not None else None
         if summary is None or type(target) not in (cst.Tuple, cst.List):
             return False
