@@ -16,7 +16,7 @@ from trainlint.analysis.flag_resets import flag_write
 from trainlint.analysis.literals import constant_text
 from trainlint.analysis.phases import truth
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import assignment_targets, named_parameters
+from trainlint.analysis.scopes import argument_slots, assignment_targets, named_parameters
 from trainlint.analysis.training import ancestors_within
 from trainlint.analysis.walk import only
 from trainlint.context import FileContext
@@ -30,7 +30,12 @@ class NonBlockingWithoutPinMemory(Rule):
     Flags `batch.to(device, non_blocking=True)` and
     `batch.cuda(non_blocking=True)` on batches drawn from a DataLoader that is
     built without `pin_memory=True`, in the same file or by a function of
-    another module of the project that returns it.
+    another module of the project that returns it. Where the copies are made
+    by a function of another module that the loader is handed to
+    (`train_one_epoch(model, optimizer, train_loader, device)` of engine.py),
+    the finding is on the loader's construction (its `DataLoader(...)` call,
+    or the call of the builder that returns it): that function's other
+    callers may hand it a pinned one.
 
     ## Why is this bad?
     A host-to-device copy can only overlap with computation when the source
@@ -74,7 +79,12 @@ class NonBlockingWithoutPinMemory(Rule):
     "pin_memory", flag)`) while the name still holds the loader the loop
     draws, before the loop in its code body or, in another one (the
     caller), before a call that hands it over, counts as pinned; `= False`
-    changes nothing. A `pin_memory=` given as a variable or
+    changes nothing. A function of another module is taken to copy the
+    batches of a loader handed to it where a loop of its own draws from the
+    parameter, never bound again there (not `loader =
+    accelerator.prepare(loader)`), nor pinned (`loader.pin_memory = True`);
+    one that hands it on to a further function is not followed. A
+    `pin_memory=` given as a variable or
     through `**kwargs`, and batches copied inside helpers are left alone;
     a comprehension's copies are judged when it
     ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
@@ -391,30 +401,55 @@ class NonBlockingWithoutPinMemory(Rule):
         values = Values.of_file(self.ctx)
         for node in self.ctx.nodes_of(cst.For):
             assert type(node) is cst.For
-            if not self._draws_unpinned(node, values):
+            copies = non_blocking_copies(self.ctx, node)
+            if copies and self._unpinned_builds(node, iterated_loader(self.ctx, node.iter), values) is not None:
+                for copy in copies:
+                    self.report(copy)
+        if any(summary.copies_non_blocking for summary in self.ctx.external.values()):
+            self._report_handed(values)
+
+    def _report_handed(self, values: Values) -> None:
+        """A loader this file builds without pinning and hands to a function of another
+        module whose own loop copies its batches with `non_blocking=True`: reported where
+        it is built (`DataLoader(...)`, or the call of the builder that returns it), as
+        the copy lies in the other module, whose other callers may hand a pinned one."""
+        reported: set[cst.Call] = set()
+        for call in self.ctx.nodes_of(cst.Call):
+            summary = self.ctx.summaries.of_external_call(call)  # type: ignore[arg-type]
+            if summary is None or not summary.copies_non_blocking:
                 continue
-            for copy in non_blocking_copies(self.ctx, node):
-                self.report(copy)
+            for slot, arg in argument_slots(call):  # type: ignore[arg-type]
+                if summary.slot(slot) not in summary.copies_non_blocking:
+                    continue
+                for build in self._unpinned_builds(call, arg.value, values) or ():
+                    if build not in reported:
+                        reported.add(build)
+                        self.report(build, f"DataLoader without `pin_memory=True` handed to `{self.ctx.code(call.func)}()`"  # type: ignore[attr-defined]
+                                           ", which copies its batches with `non_blocking=True`: the copy is not "
+                                           "asynchronous")
 
-    def _draws_unpinned(self, loop: cst.For, values: Values) -> bool:
-        """`loop` draws its batches from DataLoaders that surely do not pin memory: built
-        in this file, or by a function of this file or another module."""
-        iterable = iterated_loader(self.ctx, loop.iter)
-        if self._may_be_handed(loop, iterable, values):
-            return False
-        loaders = values.calls_of(iterable, {DATALOADER})
-        if loaders is None and type(iterable) is cst.Name:
-            loaders = self._loaders_before(loop, iterable)
+    def _unpinned_builds(self, use: cst.CSTNode, value: cst.BaseExpression, values: Values) -> list[cst.Call] | None:
+        """The calls that build what `value` holds at `use` (a loop drawing from it, a call
+        handing it over), when each surely builds a DataLoader that does not pin memory: in
+        this file, or by a function of this file or another module (`build_loader(cfg)`,
+        `train_loader, val_loader = get_loaders(cfg)`); None otherwise."""
+        if self._may_be_handed(use, value, values):
+            return None
+        loaders = values.calls_of(value, {DATALOADER})
+        if loaders is None and type(value) is cst.Name:
+            loaders = self._loaders_before(use, value)
         if loaders is not None:
-            return all(unpinned_loader(call) for call in loaders) and not self._pinned_before(loop, iterable, loaders)
-        sources = values.of(iterable)
+            unpinned = all(unpinned_loader(call) for call in loaders) and not self._pinned_before(use, value, loaders)
+            return loaders if unpinned else None
+        sources = values.of(value)
         if sources:
-            unpinned = all(self._unpinned_source(source) for source in sources)
+            builds = sources if all(self._unpinned_source(source) for source in sources) else None
         else:
-            unpinned = type(iterable) is cst.Name and self._unpinned_item(iterable)
-        return unpinned and not self._pinned_before(loop, iterable, [])
+            item = self._unpinned_item(value) if type(value) is cst.Name else None
+            builds = [item] if item is not None else None
+        return builds if builds is not None and not self._pinned_before(use, value, []) else None  # type: ignore[return-value]
 
-    def _pinned_before(self, loop: cst.For, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
+    def _pinned_before(self, loop: cst.CSTNode, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
         """Code may turn pinning on for the loader after it was built, before `loop` draws
         from it (a DataLoader reads `pin_memory` when a loop starts on it): `loader.pin_memory
         = True`, or a value that may be true, on the variable the loop iterates or one a
@@ -475,7 +510,7 @@ class NonBlockingWithoutPinMemory(Rule):
                      for part in bound_parts(node) if receivers.binding(part) == binding]
         return not always_before(self.ctx, use, rebinding)
 
-    def _may_be_handed(self, loop: cst.For, iterable: cst.BaseExpression, values: Values) -> bool:
+    def _may_be_handed(self, loop: cst.CSTNode, iterable: cst.BaseExpression, values: Values) -> bool:
         """`iterable` is a parameter that may still hold what an unseen caller handed
         in when `loop` runs: the function builds a loader only when none is given
         (`if loader is None: loader = DataLoader(ds)`), not in a statement that
@@ -512,21 +547,23 @@ class NonBlockingWithoutPinMemory(Rule):
         summary = self.ctx.summaries.of_call(source)
         return summary is not None and summary.returns_unpinned_loader
 
-    def _unpinned_item(self, name: cst.Name) -> bool:
-        """`name` is the item, bound by the one assignment of it in its scope, of the tuple a
-        function of another module returns with a DataLoader built without
-        `pin_memory=True` at that place (`train_loader, val_loader = get_loaders(cfg)`)."""
+    def _unpinned_item(self, name: cst.Name) -> cst.Call | None:
+        """The call of a function of this file or another module that returns a tuple with
+        a DataLoader built without `pin_memory=True` at the place of `name`, bound by the
+        one assignment of it in its scope (`train_loader, val_loader = get_loaders(cfg)`)."""
         binder = self._only_binding(name)
         summary = self.ctx.summaries.of_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
         target = binder.targets[0].target if binder is not None else None
         if summary is None or type(target) not in (cst.Tuple, cst.List):
-            return False
+            return None
         elements = target.elements  # type: ignore[union-attr]
         if any(type(element) is not cst.Element for element in elements):
-            return False  # a starred part shifts the positions after it
+            return None  # a starred part shifts the positions after it
         position = next((i for i, element in enumerate(elements)
                          if type(element.value) is cst.Name and element.value.value == name.value), None)
-        return position is not None and f"#{position}" in summary.items_holding(UNPINNED_LOADER)
+        if position is None or f"#{position}" not in summary.items_holding(UNPINNED_LOADER):
+            return None
+        return binder.value  # type: ignore[union-attr, return-value]
 
     def _only_binding(self, name: cst.Name) -> cst.Assign | None:
         """The one statement that binds `name` in the code body it is read in, when it is
@@ -541,7 +578,7 @@ class NonBlockingWithoutPinMemory(Rule):
         assign: cst.Assign = binders[0]  # type: ignore[assignment]
         return assign if len(assign.targets) == 1 and type(assign.value) is cst.Call else None
 
-    def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
+    def _loaders_before(self, loop: cst.CSTNode, name: cst.Name) -> list[cst.Call] | None:
         """What `name` holds when `loop` runs, when it is bound again only
         after the loop (a pre-pass before `accelerator.prepare()` rebinds
         the loader): every binding before the loop is `name = DataLoader(...)`."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import is_constant, keyword, target_names
+from trainlint.analysis.dataflow import bound_names, is_constant, iterated_loader, keyword, target_names
 from trainlint.analysis.training import ancestors_within, method_call
-from trainlint.analysis.walk import children
+from trainlint.analysis.walk import children, only
 from trainlint.context import FileContext
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
@@ -31,6 +31,26 @@ def non_blocking_copies(ctx: FileContext, loop: cst.For) -> list[cst.Call]:
                 _reads(receiver, batches) or _comprehension_item(ctx, node, receiver, batches, loop)):
             found.append(node)  # type: ignore[arg-type]
     return found
+
+
+def copied_parameters(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...]) -> frozenset[str]:
+    """The parameters of `func` whose batches a loop of its own draws (`for x, y in
+    enumerate(loader):`) and copies with `non_blocking=True`, each holding what the caller
+    handed: never bound again in `func`, which writes no `pin_memory` either (it may pin
+    the loader it is handed)."""
+    if "non_blocking" not in ctx.source:
+        return frozenset()
+    own = ctx.own_nodes(func.body)
+    if "pin_memory" in ctx.code(func):
+        return frozenset()
+    rebound = {name for node in own for name in bound_names(node)}
+    found: set[str] = set()
+    for loop in only(own, cst.For):
+        iterable = iterated_loader(ctx, loop.iter)  # type: ignore[attr-defined]
+        if (type(iterable) is cst.Name and iterable.value in params and iterable.value not in rebound
+                and non_blocking_copies(ctx, loop)):  # type: ignore[arg-type]
+            found.add(iterable.value)
+    return frozenset(found)
 
 
 def _comprehension_item(ctx: FileContext, call: cst.CSTNode, receiver: cst.BaseExpression, batches: set[str],

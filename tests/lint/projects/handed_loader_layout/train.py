@@ -1,0 +1,21 @@
+"""A loader built here, or by a builder of loaders.py, handed to the epoch loops of
+engine.py: the unpinned ones meet a non-blocking copy there, reported where built."""
+import torch
+
+from engine import evaluate, train_one_epoch
+from loaders import build_train_loader
+
+
+def main(args, model, optimizer, train_set, val_set):
+    device = torch.device("cuda")
+    train_loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True)  # expect: TL502
+    val_loader = torch.utils.data.DataLoader(val_set, batch_size=64)
+    for epoch in range(args.epochs):
+        train_one_epoch(model, optimizer, train_loader, device)
+        evaluate(model, val_loader, device)
+
+
+def finetune(args, model, optimizer, train_set):
+    loader = build_train_loader(train_set, args)  # expect: TL502
+    for epoch in range(args.epochs):
+        train_one_epoch(model, optimizer, loader, torch.device("cuda"))
