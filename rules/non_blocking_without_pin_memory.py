@@ -456,7 +456,7 @@ class NonBlockingWithoutPinMemory(Rule):
         loader it draws from is assigned to, while it still holds the loader the loop
         draws: before the loop in its code body, in a function nested in it that this body
         calls before the loop, or in another one (the caller) before a call that hands the
-        loader over."""
+        loader over. `loop` may be a call that hands it to another module's loop."""
         receivers = self.ctx.receivers
         held = {receivers.binding(iterable), *(receivers.binding(target) for call in loaders
                                                for target in _assigned_to(self.ctx, call))} - {None}

@@ -38,11 +38,9 @@ def copied_parameters(ctx: FileContext, func: cst.FunctionDef, params: tuple[str
     enumerate(loader):`) and copies with `non_blocking=True`, each holding what the caller
     handed: never bound again in `func`, which writes no `pin_memory` either (it may pin
     the loader it is handed)."""
-    if "non_blocking" not in ctx.source:
+    if "non_blocking" not in ctx.source or ("pin_memory" in ctx.source and "pin_memory" in ctx.code(func)):
         return frozenset()
     own = ctx.own_nodes(func.body)
-    if "pin_memory" in ctx.code(func):
-        return frozenset()
     rebound = {name for node in own for name in bound_names(node)}
     found: set[str] = set()
     for loop in only(own, cst.For):

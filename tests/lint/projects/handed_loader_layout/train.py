@@ -19,3 +19,12 @@ def finetune(args, model, optimizer, train_set):
     loader = build_train_loader(train_set, args)  # expect: TL502
     for epoch in range(args.epochs):
         train_one_epoch(model, optimizer, loader, torch.device("cuda"))
+
+
+def two_runs(args, model, optimizer, train_set, device):
+    # two loaders written alike, each handed over, one of them twice: each is reported once
+    first = torch.utils.data.DataLoader(train_set, batch_size=64)  # expect: TL502
+    train_one_epoch(model, optimizer, first, device)
+    second = torch.utils.data.DataLoader(train_set, batch_size=64)  # expect: TL502
+    train_one_epoch(model, optimizer, second, device)
+    train_one_epoch(model, optimizer, second, device)
