@@ -154,9 +154,11 @@ class MissingSetEpoch(Rule):
     to its first parameter unless it is a staticmethod), nor of an attribute of
     the object set only to loaders on samplers of their own
     (`self.aux_loader.sampler` beside `self.train_loader`), nor on
-    `self.sampler` of another class of the file: only a class, its bases and
-    the classes that derive from it (also through a class deriving from both)
-    share an object's attributes. A sampler kept in a dict
+    `self.sampler` of another class of the file that builds its own sampler
+    there: only a class, its bases and the classes that derive from it (also
+    through a class deriving from both) share an object's attributes (one
+    handed its sampler, `self.sampler = sampler`, may be given this one). A
+    sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
@@ -1259,6 +1261,25 @@ class MissingSetEpoch(Rule):
         "                opt.zero_grad()\n"
         "                model(x).sum().backward()\n"
         "                opt.step()\n",
+        # another class handed the sampler keeps it as its own `self.sampler` and sets its epoch
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class EpochStarter:\n"
+        "    def __init__(self, sampler):\n"
+        "        self.sampler = sampler\n"
+        "    def start(self, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "        self.starter = EpochStarter(self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.starter.start(epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -2033,9 +2054,11 @@ class MissingSetEpoch(Rule):
 
     def _same_name(self, binding: Binding, own: set[Binding | None]) -> bool:
         """`binding` has the name of a holder of the sampler, and may be it: `self.sampler` of
-        another class of the file is that class's own, unless one derives from the other (or
-        a class derives from both), so that one object runs both classes' methods."""
-        return any(b is not None and b.name == binding.name and self.ctx.receivers.may_be_one_object(b, binding)
+        another class of the file that builds its own sampler there is not, unless one class
+        derives from the other (or a class derives from both), so that one object runs both
+        classes' methods; one that is handed its sampler may be given this one."""
+        return any(b is not None and b.name == binding.name
+                   and (self.ctx.receivers.may_be_one_object(b, binding) or not self._own_sampler(binding))
                    for b in own)
 
     def _beside_a_builders_loader(self, binding: Binding) -> bool:
@@ -2060,7 +2083,8 @@ class MissingSetEpoch(Rule):
         return bool(sites)
 
     def _own_sampler(self, binding: Binding) -> bool:
-        """`binding` is a variable of a function (or of the module) that holds a sampler of its own: set only
+        """`binding` is a variable of a function (or of the module, or an attribute of a
+        class's instances) that holds a sampler of its own: set only
         to `DistributedSampler(...)` calls made there, a new object each time, or to None
         (`sampler = DistributedSampler(val_ds, shuffle=False)`), at least once to a sampler."""
         values = self._only_assigned(binding)
@@ -2068,10 +2092,10 @@ class MissingSetEpoch(Rule):
         return bool(samplers) and all(type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
 
     def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
-        """The values a variable of a function or of the module is assigned, when plain
-        assignments to it alone are what bind it (see `Receivers.only_assigned`); None
-        otherwise."""
-        if type(binding.owner) not in (cst.FunctionDef, cst.Module) or _is_parameter(binding):
+        """The values a variable of a function or of the module, or an attribute of the
+        instances of a class (`self.sampler`), is assigned, when plain assignments to it
+        alone are what bind it (see `Receivers.only_assigned`); None otherwise."""
+        if type(binding.owner) not in (cst.FunctionDef, cst.Module, cst.ClassDef) or _is_parameter(binding):
             return None
         return self.ctx.receivers.only_assigned(binding)
 
