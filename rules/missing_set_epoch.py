@@ -1295,6 +1295,10 @@ class MissingSetEpoch(Rule):
         # calls of other modules' builders that return a dict literal of loaders, with the
         # keys that hold such a loader (`return {"train": DataLoader(ds, sampler=...)}`)
         self.built_dicts: list[tuple[cst.Call, tuple[str, ...]]] = []
+        # asked once per pair of a sampler and a `set_epoch`: remembered per receiver and per
+        # variable, so that a file of many classes, each with its own sampler, stays fast
+        self._receiver_bindings: dict[cst.BaseExpression, Binding | None] = {}
+        self._own_samplers: dict[Binding, bool] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver = method_call(node, "set_epoch")
@@ -2033,13 +2037,17 @@ class MissingSetEpoch(Rule):
         tracked = self.ctx.receivers
         own = {tracked.binding(h) for h in holders} - {None}
         for receiver in receivers:
+            if receiver not in self._receiver_bindings:
+                self._receiver_bindings[receiver] = tracked.binding(receiver)
+            binding = self._receiver_bindings[receiver]
+            if not self._may_name_the_sampler(binding, own):
+                continue  # none of the tests below could find that it reaches the sampler
             if type(receiver) is cst.Attribute and receiver.attr.value == "dataset":
                 continue  # `data_loader.dataset.set_epoch(epoch)`: an iterable dataset's own epoch
             if self._sampler_of_own_loader(receiver, own):
                 continue  # `loader.sampler.set_epoch(epoch)` of a loader another function builds
             if self._sampler_of_other_loaders(receiver, holders):
                 continue  # `val_loader.sampler.set_epoch(epoch)` of a parameter only other loaders are given
-            binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True
             if type(receiver) is cst.Name and self._beside_a_builders_loader(binding):
@@ -2051,6 +2059,15 @@ class MissingSetEpoch(Rule):
             if self._same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
                 return True
         return False
+
+    def _may_name_the_sampler(self, binding: Binding | None, own: set[Binding | None]) -> bool:
+        """A receiver read as `binding` may be the sampler in the eyes of `_set_epoch_reaches`:
+        it is no variable it knows, one of the sampler's holders, a parameter, a variable
+        not known to hold a sampler or a loader, or one named as a holder. Cheap, and asked
+        first: the other tests only ever excuse a receiver."""
+        return (binding is None or binding in own or _is_parameter(binding)
+                or self.ctx.receivers.kinds.get(binding) not in (SAMPLER, DATALOADER)
+                or self._same_name(binding, own))
 
     def _same_name(self, binding: Binding, own: set[Binding | None]) -> bool:
         """`binding` has the name of a holder of the sampler, and may be it: `self.sampler` of
@@ -2087,9 +2104,12 @@ class MissingSetEpoch(Rule):
         class's instances) that holds a sampler of its own: set only
         to `DistributedSampler(...)` calls made there, a new object each time, or to None
         (`sampler = DistributedSampler(val_ds, shuffle=False)`), at least once to a sampler."""
-        values = self._only_assigned(binding)
-        samplers = [v for v in values or () if not (type(v) is cst.Name and v.value == "None")]
-        return bool(samplers) and all(type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
+        if binding not in self._own_samplers:
+            values = self._only_assigned(binding)
+            samplers = [v for v in values or () if not (type(v) is cst.Name and v.value == "None")]
+            self._own_samplers[binding] = bool(samplers) and all(
+                type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
+        return self._own_samplers[binding]
 
     def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
         """The values a variable of a function or of the module, or an attribute of the

@@ -193,6 +193,13 @@ class Receivers:
                 self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         self._self_attributes: dict[cst.ClassDef, set[str]] = {}
         self._spellings: dict[str, list[cst.Name | cst.Attribute]] | None = None  # see `spelled`
+        self._binding_sites: dict[str, dict[Binding, list[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]]] = {}
+        # each class of the file with the classes whose instances run its methods: itself and
+        # those deriving from it (see `may_be_one_object`)
+        self._derived: dict[cst.ClassDef, set[cst.ClassDef]] = {}
+        for cls in self._bases:
+            for ancestor in _lineage(cls, self._bases):
+                self._derived.setdefault(ancestor, set()).add(cls)
         for target in _assignment_targets(ctx):
             root, attributes = _attribute_path(target)
             cls = self._class_of_self(root) if root is not None and attributes else None
@@ -261,16 +268,27 @@ class Receivers:
     def bound_at(self, binding: Binding) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]:
         """Where `binding` is bound: (the name, what is bound: the name itself or the
         tuple or list it is unpacked into, as in `a, b = ...`, and the node that binds it)."""
-        kinds = (cst.Name, cst.Attribute) if binding.name.startswith("self.") else (cst.Name,)
-        for node in self.spelled(binding.name.rpartition(".")[2]):
-            if type(node) not in kinds or self.binding(node) != binding:
-                continue
+        spelling = binding.name.rpartition(".")[2]
+        if spelling not in self._binding_sites:
+            self._binding_sites[spelling] = self._sites_spelled(spelling)
+        yield from self._binding_sites[spelling].get(binding, ())
+
+    def _sites_spelled(self, spelling: str) -> dict[Binding, list[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]]:
+        """The binding sites (see `bound_at`) of every variable whose name ends in
+        `spelling`, by variable: each name so spelled is resolved once, not once per
+        variable asked about (a file of many classes each binding `self.sampler`)."""
+        sites: dict[Binding, list[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]] = {}
+        for node in self.spelled(spelling):
             part, parent = node, self.ctx.parent(node)
             while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
                 part, parent = parent, self.ctx.parent(parent)
             field = _BINDING_FIELDS.get(type(parent))  # type: ignore[arg-type]
-            if field is not None and getattr(parent, field) is part:
-                yield node, part, parent
+            if field is None or getattr(parent, field) is not part:
+                continue
+            binding = self.binding(node)
+            if binding is not None:
+                sites.setdefault(binding, []).append((node, part, parent))
+        return sites
 
     def spelled(self, name: str) -> list[cst.Name | cst.Attribute]:
         """The names of the file that spell `name`, and the attributes so named (`x.name`,
@@ -825,8 +843,8 @@ class Receivers:
         both (a mixin); any binding that is not a class's attribute may."""
         if type(first.owner) is not cst.ClassDef or type(second.owner) is not cst.ClassDef:
             return True
-        return any({first.owner, second.owner} <= set(_lineage(cls, self._bases))  # type: ignore[arg-type]
-                   for cls in (first.owner, second.owner, *self._bases))
+        return not self._derived.get(first.owner, {first.owner}).isdisjoint(  # type: ignore[arg-type]
+            self._derived.get(second.owner, {second.owner}))  # type: ignore[arg-type]
 
     def _class_of_self(self, name: cst.Name) -> cst.ClassDef | None:
         """The class whose instance `name` is: the first parameter of a method, read in
