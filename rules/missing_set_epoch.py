@@ -157,7 +157,10 @@ class MissingSetEpoch(Rule):
     `self.sampler` of another class of the file that builds its own sampler
     there: only a class, its bases and the classes that derive from it (also
     through a class deriving from both) share an object's attributes (one
-    handed its sampler, `self.sampler = sampler`, may be given this one). A
+    handed its sampler, `self.sampler = sampler`, may be given this one, and so
+    may one whose attribute the file writes on another object,
+    `evaluator.sampler = trainer.sampler`, or one whose method it calls on the
+    class, `Evaluator.run(self, model, epoch)`). A
     sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
@@ -1280,6 +1283,46 @@ class MissingSetEpoch(Rule):
         "                opt.zero_grad()\n"
         "                model(x).sum().backward()\n"
         "                opt.step()\n",
+        # another class that builds its own `self.sampler` is given this one from outside, or
+        # its method is run on the trainer itself: its `set_epoch` may be this sampler's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs, ev):\n"
+        "        for epoch in range(epochs):\n"
+        "            ev.run(model, epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "def main(ds, model, opt):\n"
+        "    trainer, evaluator = Trainer(ds), Evaluator(ds)\n"
+        "    evaluator.sampler = trainer.sampler\n"
+        "    trainer.fit(model, opt, 3, evaluator)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            Evaluator.run(self, model, epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
