@@ -12,8 +12,7 @@ from trainlint.analysis.dataflow import (
     iterated_loader,
     unpinned_loader,
 )
-from trainlint.analysis.flag_resets import flag_write
-from trainlint.analysis.literals import constant_text
+from trainlint.analysis.flag_resets import pinning_writes
 from trainlint.analysis.phases import truth
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import argument_slots, assignment_targets, named_parameters
@@ -78,8 +77,9 @@ class NonBlockingWithoutPinMemory(Rule):
     (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
     "pin_memory", flag)`) while the name still holds the loader the loop
     draws, before the loop in its code body or, in another one (the
-    caller), before a call that hands it over, counts as pinned; `= False`
-    changes nothing. A function of another module is taken to copy the
+    caller), before a call that hands it over, counts as pinned, and so does
+    one a builder pins before it returns it (`loader.pin_memory = True;
+    return loader`); `= False` changes nothing. A function of another module is taken to copy the
     batches of a loader handed to it where a loop of its own draws from the
     parameter, never bound again there (not `loader =
     accelerator.prepare(loader)`), nor pinned (`loader.pin_memory = True`);
@@ -238,6 +238,25 @@ class NonBlockingWithoutPinMemory(Rule):
         "    loader = build_loader(ds)\n"
         "    train(model, loader, device)\n"
         "    train(model, build_loader(ds), device)\n",
+        # pinned only after the hand-over; a builder that turns pinning off
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build_unpinned(ds):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    loader.pin_memory = False\n"
+        "    return loader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def evaluate(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(ds, model, device):\n"
+        "    loader = build_loader(ds)\n"
+        "    train(model, loader, device)\n"
+        "    loader.pin_memory = True\n"
+        "    evaluate(model, build_unpinned(ds), device)\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -395,6 +414,26 @@ class NonBlockingWithoutPinMemory(Rule):
         "    train(model, build_loader(ds), device)\n"
         "    train(model, build_pinned(ds, fast), device)\n"
         "    evaluate(model, build_pinned(ds, fast), device)\n",
+        # the caller pins the loader a builder of the file returns before it hands it over;
+        # another builder pins its loader before it returns it
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build_pinned(ds):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    loader.pin_memory = True\n"
+        "    return loader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def evaluate(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(ds, model, device):\n"
+        "    loader = build_loader(ds)\n"
+        "    loader.pin_memory = True\n"
+        "    train(model, loader, device)\n"
+        "    evaluate(model, build_pinned(ds), device)\n",
     )
 
     def finish(self) -> None:
@@ -447,7 +486,9 @@ class NonBlockingWithoutPinMemory(Rule):
         else:
             item = self._unpinned_item(value) if type(value) is cst.Name else None
             builds = [item] if item is not None else None
-        return builds if builds is not None and not self._pinned_before(use, value, []) else None  # type: ignore[return-value]
+        # the variables the builds are assigned to may be pinned too (`loader = build_loader(ds)`,
+        # `loader.pin_memory = True`, then `train(model, loader)`)
+        return builds if builds is not None and not self._pinned_before(use, value, builds) else None  # type: ignore
 
     def _pinned_before(self, loop: cst.CSTNode, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
         """Code may turn pinning on for the loader after it was built, before `loop` draws
@@ -461,7 +502,7 @@ class NonBlockingWithoutPinMemory(Rule):
         held = {receivers.binding(iterable), *(receivers.binding(target) for call in loaders
                                                for target in _assigned_to(self.ctx, call))} - {None}
         body = self.ctx.enclosing_function(loop)
-        for write, owner in self.ctx.shared(_pinning_writes):
+        for write, owner in self.ctx.shared(pinning_writes):
             binding = receivers.binding(owner)
             if binding is None or binding not in held:
                 continue
@@ -597,16 +638,6 @@ class NonBlockingWithoutPinMemory(Rule):
         if not all(type(v) is cst.Call and self.ctx.call_name(v) == DATALOADER for v in values):
             return None
         return values  # type: ignore[return-value]
-
-
-def _pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
-    """Each write of `pin_memory` of the file that may turn it on, with the object written:
-    `loader.pin_memory = True`, `setattr(loader, "pin_memory", flag)`; not `= False`."""
-    if "pin_memory" not in ctx.source:
-        return []
-    writes = (flag_write(ctx, node) for node in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)))
-    return [(write.value, write.owner) for write in writes
-            if write is not None and write.attribute == "pin_memory" and constant_text(write.value) != "False"]
 
 
 def _assigned_to(ctx: FileContext, call: cst.Call) -> list[cst.BaseExpression]:

@@ -25,7 +25,7 @@ from trainlint.analysis.dataflow import (
     unpinned_loader,
 )
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
-from trainlint.analysis.flag_resets import flag_write
+from trainlint.analysis.flag_resets import flag_write, pinning_writes
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
     caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
@@ -1425,12 +1425,18 @@ class _Summarizer:
     def _unpinned_loader(self, expr: cst.BaseExpression) -> bool:
         """A DataLoader built without `pin_memory=True`: the call itself, or the one value a
         variable of the function is assigned (not a parameter: another module's call may
-        hand it a pinned one)."""
+        hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`)."""
         if "DataLoader" not in self.ctx.source:
             return False
         built = single_assignment(self.ctx, expr) if type(expr) is cst.Name else expr
         return (type(built) is cst.Call and self.ctx.call_name(built) == DATALOADER_CLASS
-                and unpinned_loader(built))
+                and unpinned_loader(built) and not (type(expr) is cst.Name and self._pinned(expr)))
+
+    def _pinned(self, name: cst.Name) -> bool:
+        """The file may turn pinning on for the loader the variable `name` reads holds."""
+        receivers = self.ctx.receivers
+        held = receivers.binding(name)
+        return any(receivers.binding(owner) == held for _, owner in self.ctx.shared(pinning_writes))
 
     def _unpinned_loader_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
                                containers: list[cst.BaseExpression]) -> list[str]:

@@ -3,7 +3,7 @@ loop draws from: nothing to report."""
 import torch
 
 from engine import evaluate, train_one_epoch, train_pinning, train_prepared
-from loaders import build_pinned_loader
+from loaders import build_loader_pinned_later, build_pinned_loader
 
 
 def pinned(args, model, optimizer, train_set, device):
@@ -32,3 +32,10 @@ def other_loops(accelerator, model, train_set, val_set, device):
 def handed_in(model, optimizer, loader, device):
     # whatever a caller elsewhere hands over
     train_one_epoch(model, optimizer, loader, device)
+
+
+def pinned_by_the_builder(args, model, optimizer, train_set, device):
+    # the builder pins its loader before it returns it
+    train_one_epoch(model, optimizer, build_loader_pinned_later(train_set, args), device)
+    for images, _ in build_loader_pinned_later(train_set, args):
+        model(images.to(device, non_blocking=True))

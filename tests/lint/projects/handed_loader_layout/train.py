@@ -3,7 +3,7 @@ engine.py: the unpinned ones meet a non-blocking copy there, reported where buil
 import torch
 
 from engine import evaluate, train_one_epoch
-from loaders import build_train_loader
+from loaders import build_loader_unpinned_later, build_train_loader
 
 
 def main(args, model, optimizer, train_set, val_set):
@@ -28,3 +28,10 @@ def two_runs(args, model, optimizer, train_set, device):
     second = torch.utils.data.DataLoader(train_set, batch_size=64)  # expect: TL502
     train_one_epoch(model, optimizer, second, device)
     train_one_epoch(model, optimizer, second, device)
+
+
+def unpinned_by_the_builder(args, model, optimizer, train_set, device):
+    # the builder writes `pin_memory = False`: still not pinned
+    train_one_epoch(model, optimizer, build_loader_unpinned_later(train_set, args), device)  # expect: TL502
+    for images, _ in build_loader_unpinned_later(train_set, args):
+        model(images.to(device, non_blocking=True))  # expect: TL502
