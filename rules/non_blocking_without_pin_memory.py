@@ -257,6 +257,14 @@ class NonBlockingWithoutPinMemory(Rule):
         "    train(model, loader, device)\n"
         "    loader.pin_memory = True\n"
         "    evaluate(model, build_unpinned(ds), device)\n",
+        # the loader is bound by a walrus in the call that hands it over
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(ds, model, device):\n"
+        "    train(model, (loader := DataLoader(ds, batch_size=8)), device)\n"
+        "    return loader\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -434,6 +442,14 @@ class NonBlockingWithoutPinMemory(Rule):
         "    loader.pin_memory = True\n"
         "    train(model, loader, device)\n"
         "    evaluate(model, build_pinned(ds), device)\n",
+        # the same walrus, on a pinned loader
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(ds, model, device):\n"
+        "    train(model, (loader := DataLoader(ds, batch_size=8, pin_memory=True)), device)\n"
+        "    return loader\n",
     )
 
     def finish(self) -> None:
