@@ -720,6 +720,28 @@ class MissingSetEpoch(Rule):
         "        self.sampler.set_epoch(epoch)\n"
         "        for x in self.loader:\n"
         "            model(x)\n",
+        # a base class's `__init__` called on the class with `self` runs on the evaluator
+        # alone: its `self.sampler` is still not the trainer's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs, ev):\n"
+        "        for epoch in range(epochs):\n"
+        "            ev.run(model, epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class EvalBase:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "class Evaluator(EvalBase):\n"
+        "    def __init__(self, ds):\n"
+        "        EvalBase.__init__(self, ds)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
