@@ -13,7 +13,8 @@ gradients never cleared explain the blow-up they grow into). A symptom that came
 before its root (the spike in the steps before a NaN) is shown as having led up to
 it, never as explained by what followed; a spike the series had come back from
 before a blow-up began (`recovered_step`) neither led up to it nor is explained by
-it: it stays a problem of its own. A spike up to NAN_LEAD steps before a NaN led up
+it: it stays a problem of its own, and so does one come back from before a scale
+collapse's skipped steps began. A spike up to NAN_LEAD steps before a NaN led up
 to it, come back from or not. Problems come in the order they
 started, end-of-run verdicts last; then spikes the run came back from (what lasted
 matters first), and the sanitizer's own errors at the very end.
@@ -368,10 +369,12 @@ def _came_back(group: _Group) -> bool:
     return group.kind in SPIKES and group.first.get("recovered_step") is not None
 
 
-def _back_before(symptom: _Group, cause: _Group) -> bool:
-    """A spike the series had come back from before `cause` began: no part of it."""
+def _back_before(symptom: _Group, cause: _Group, began: int | None = None) -> bool:
+    """A spike the series had come back from before `cause` began (`began`, when known
+    apart from the step it was reported at): no part of it."""
     back = as_float(symptom.first.get("recovered_step"))
-    return symptom.kind in SPIKES and back is not None and cause.step is not None and back <= cause.step
+    began = began if began is not None else cause.step
+    return symptom.kind in SPIKES and back is not None and began is not None and back <= began
 
 
 def explains(cause: _Group, symptom: _Group) -> bool:
@@ -426,9 +429,14 @@ def _nan_symptoms(cause: _Group, symptom: _Group) -> bool:
 
 
 def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:
-    """Skipped steps under a collapsing scale: tiny scaled gradients, stalls, spikes."""
+    """Skipped steps under a collapsing scale: tiny scaled gradients, stalls, spikes (not
+    one the series had come back from before the skipping began: a bad batch long
+    before is no part of it)."""
     affected = {"grad_underflow", "vanishing_grad", "loss_spike", "grad_spike", "underfitting", "nonfinite_grad"}
-    return cause.kind == "scale_collapse" and symptom.kind in affected and _later(symptom, cause, COLLAPSE_LEAD)
+    if cause.kind != "scale_collapse" or symptom.kind not in affected or not _later(symptom, cause, COLLAPSE_LEAD):
+        return False
+    began = as_float(cause.first.get("skipping_since"))
+    return not _back_before(symptom, cause, int(began) if began is not None else None)
 
 
 def _forward_nan_collapse(cause: _Group, symptom: _Group) -> bool:
