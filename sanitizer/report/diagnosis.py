@@ -287,12 +287,15 @@ def _steps_of(root: _Group) -> set[int]:
 
 # ------------------------------------------------------------- causes, symptoms
 def _groups(events: list[dict[str, Any]]) -> list[_Group]:
-    """The events of one kind at one step (on every rank): each such group is judged on its
-    own, so that a later episode of a kind (a spike that began a blow-up, after one the loss
-    came back from) is explained by what explains it, not by its kind's first event."""
-    groups: dict[tuple[str, Any], _Group] = {}
+    """The events of one kind at one step (on every rank), or of an end-of-run verdict on
+    one module and parameter: each such group is judged on its own, so that a later
+    episode of a kind (a spike that began a blow-up, after one the loss came back from),
+    or a parameter that never got a gradient beside ones fp16 flushed, is explained by
+    what explains it, not by its kind's first event."""
+    groups: dict[tuple[Any, ...], _Group] = {}
     for event in sorted(events, key=_time_order):
-        kind_step = (str(event.get("kind", "unknown")), event.get("step"))
+        kind, step = str(event.get("kind", "unknown")), event.get("step")
+        kind_step = (kind, step) if step is not None else (kind, None, event.get("module"), event.get("param"))
         if kind_step in groups:
             group = groups[kind_step]
             group.count += 1

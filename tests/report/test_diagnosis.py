@@ -328,3 +328,16 @@ def test_a_blow_up_explains_parameters_that_stopped_learning_at_its_own_step():
     # a parameter that never got a gradient is no symptom of it, at any step
     assert _shape([_event("unused_parameter", 2, param="head.bias", gradients="none"), blow_up]) == [
         ("unused_parameter", []), ("divergence", [])]
+
+
+def test_parameters_judged_at_the_end_are_judged_each_on_its_own():
+    """Two parameters that got only zero gradients (fp16 flushed them) and one that never
+    got a gradient: the underflow explains the first two, told once with how many more;
+    the third is a problem of its own, not folded with them because it was reported after."""
+    events = [_event("grad_underflow", 6),
+              _event("unused_parameter", None, param="fc1.weight", gradients="zero"),
+              _event("unused_parameter", None, param="fc2.weight", gradients="zero"),
+              _event("unused_parameter", None, param="head.bias", gradients="none")]
+    assert _shape(events) == [("grad_underflow", ["unused_parameter"]), ("unused_parameter", [])]
+    underflow, unused = diagnose({"events": events})
+    assert underflow.symptoms[0].endswith("(+1 more)") and "head.bias" in unused.headline, (underflow, unused)
