@@ -7,6 +7,7 @@ and read together in `read()`: one host-device synchronization per step.
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -18,7 +19,12 @@ from sanitizer.distributed.ranks import local_values
 
 INPUT_SLOT = -1  # trail slot of the batch fed to the outermost module
 MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond are not traced)
-MAX_EVAL_MODE_CALLS = 8  # outermost eval-mode calls with gradients kept per step: the latest, one per call site
+# outermost eval-mode calls with gradients kept per step, one per call site and model: a bound
+# on memory only (a script calls its models from a few lines; a recurrent cell called at each
+# timestep is one), the oldest dropped past it
+MAX_EVAL_MODE_CALLS = 64
+MAX_CALL_NODES = 64  # output nodes kept of one call site's calls of a model in a step: its latest calls'
+MAX_OUTPUT_TENSORS = 8  # tensors of one call's output whose nodes are kept (`(logits, aux)`, a ModelOutput)
 
 
 class InputSource(NamedTuple):
@@ -31,14 +37,17 @@ class InputSource(NamedTuple):
 
 @dataclass
 class EvalModeCall:
-    """An outermost call of a model in eval mode with gradients on: where it was made, a
-    weak reference to the model, and, once it returned, its output's autograd node as
-    (sequence number, name): a node takes no weak reference, and holding it would keep
-    the graph alive."""
+    """The outermost calls of a model in eval mode with gradients on from one site in a
+    step: where they were made, a weak reference to the model, and the autograd nodes of
+    the tensors their outputs hold (of each tuple, list, dict or dataclass item: the loss
+    may read any of them, `logits, aux = model(x)`), as (sequence number, name): a node
+    takes no weak reference, and holding it would keep the graph alive. `returned`:
+    whether the latest of the calls has returned."""
 
     site: str | None
     model: Any
-    node: tuple[int, str] | None = None
+    nodes: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=MAX_CALL_NODES))
+    returned: bool = False
 
 
 def node_key(node: Any) -> tuple[int, str] | None:
@@ -241,7 +250,7 @@ class StepProbe:
     eval_mode_site: str | None = None  # where that forward was called
     # the latest outermost calls in eval mode with gradients on (a validation pass, a
     # metric, the training call): which one a loss came from is asked when reported
-    eval_mode_calls: list[EvalModeCall] = field(default_factory=list)
+    eval_mode_calls: dict[tuple[str | None, int], EvalModeCall] = field(default_factory=dict)  # by (site, model id)
     # modules called in eval mode with gradients on, each with the outermost module it ran in
     eval_called: dict[Any, Any] = field(default_factory=dict)
     # weak references to the models called outermost without gradients (a teacher, an EMA copy)
@@ -409,7 +418,7 @@ class StepRecord:
     loss_calls: list[LossCall | None] = field(default_factory=list)
     model_in_eval_mode: Any = None  # an nn.Module, when the step trained a model in eval mode
     eval_mode_site: str | None = None  # where its forward was called
-    eval_mode_calls: list[EvalModeCall] = field(default_factory=list)  # see StepProbe
+    eval_mode_calls: dict[tuple[str | None, int], EvalModeCall] = field(default_factory=dict)  # see StepProbe
     # the modules the step's forwards called in eval mode, each with the outermost module
     # it ran in (None: not known)
     eval_called: Any = None

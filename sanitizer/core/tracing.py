@@ -12,6 +12,7 @@ search then names the innermost module whose own code made the jump.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -26,7 +27,9 @@ from torch import nn
 from sanitizer.core import inputs, locations
 from sanitizer.core.backward_steps import in_backward
 from sanitizer.core.built_layers import BuiltLayers
-from sanitizer.core.probe import INPUT_SLOT, MAX_EVAL_MODE_CALLS, EvalModeCall, InputSource, inexact, node_key
+from sanitizer.core.probe import (
+    INPUT_SLOT, MAX_EVAL_MODE_CALLS, MAX_OUTPUT_TENSORS, EvalModeCall, InputSource, inexact, node_key,
+)
 
 if TYPE_CHECKING:
     from sanitizer.core.session import Sanitizer
@@ -202,13 +205,7 @@ class ForwardTracer:
             # is told by the loss's graph when reported (EvalModeCall); else the latest
             self._eval_mode_site = None if module.training else site
             if not module.training:
-                # one per call site, its latest: the calls of a metric's loop over chunks
-                # do not push the training call out
-                calls = [call for call in probe.eval_mode_calls if call.site != site]
-                if len(calls) >= MAX_EVAL_MODE_CALLS:  # (two probes joined hold twice as many)
-                    del calls[:len(calls) - MAX_EVAL_MODE_CALLS + 1]
-                calls.append(EvalModeCall(site, weakref.ref(module)))
-                probe.eval_mode_calls[:] = calls
+                self._eval_mode_call(site, module)
             if batch is not None:
                 probe.batch_sizes.append(batch.shape[0])
         if not loss_module:
@@ -217,6 +214,21 @@ class ForwardTracer:
         if self._trace and not loss_module:
             self._trace_inputs(module, args, kwargs if kwargs is not None else inputs.call_kwargs(module), first,
                                site)
+
+    def _eval_mode_call(self, site: str | None, module: nn.Module) -> None:
+        """An outermost call of `module` in eval mode with gradients on, made at `site`: one
+        entry per site and model, the latest last, so that a metric's loop over chunks or a
+        recurrent cell called at each timestep neither pushes the training call out nor
+        keeps only its own last call (see EvalModeCall)."""
+        calls = self._session.probe.eval_mode_calls
+        key = (site, id(module))
+        call = calls.pop(key, None)
+        if call is None or call.model() is not module:
+            call = EvalModeCall(site, weakref.ref(module))
+            if len(calls) >= MAX_EVAL_MODE_CALLS:
+                del calls[next(iter(calls))]
+        call.returned = False
+        calls[key] = call
 
     def _trace_inputs(self, module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], first: bool,
                       site: str | None = None) -> None:
@@ -275,11 +287,11 @@ class ForwardTracer:
         # checkpointing runs its blocks so, and recomputes them in backward) is traced
         if (not grad and not (t.calls and t.outer_grad)) or t.transform:
             return
+        if grad and not t.calls and not module.training:
+            self._eval_mode_output(module, output)
         tensor = _first_tensor(output)
         if tensor is None or not _traceable(tensor):
             return
-        if grad and not t.calls and not module.training:
-            self._eval_mode_output(module, tensor)
         if grad:
             for detector in self._listeners:
                 detector.on_forward(module, output, self._session.sink)
@@ -310,13 +322,17 @@ class ForwardTracer:
                     if added == MAX_EXTRA_OUTPUTS:  # a model returning every hidden state: its first few
                         break
 
-    def _eval_mode_output(self, module: nn.Module, tensor: torch.Tensor) -> None:
-        """The output of an outermost call in eval mode: its autograd node, by sequence
-        number and name, tells later whether a loss came from it (see EvalModeCall)."""
+    def _eval_mode_output(self, module: nn.Module, output: Any) -> None:
+        """The output of an outermost call in eval mode: the autograd nodes of its tensors,
+        by sequence number and name, tell later whether a loss came from it (see EvalModeCall)."""
         calls = self._session.probe.eval_mode_calls
-        node = tensor.grad_fn
-        if calls and calls[-1].node is None and calls[-1].model() is module and node is not None:
-            calls[-1].node = node_key(node)
+        call = next(reversed(calls.values()), None)
+        if call is None or call.returned or call.model() is not module:
+            return
+        call.returned = True
+        for tensor in _output_tensors(output):
+            if tensor.grad_fn is not None:
+                call.nodes.append(node_key(tensor.grad_fn))
 
     def model_in_eval_mode(self) -> nn.Module | None:
         """The model of the latest outermost call, if that call ran in eval mode."""
@@ -483,6 +499,30 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
                 return item
             first = first if first is not None else item
     return first
+
+
+def _output_tensors(output: Any, depth: int = 3) -> list[torch.Tensor]:
+    """The tensors a module's output holds, the first MAX_OUTPUT_TENSORS of them: the output
+    itself, or the items of a tuple, list, dict (a Hugging Face `ModelOutput`) or dataclass,
+    and of those nested in it (an LSTM's `(output, (h, c))`) down to `depth` levels."""
+    if isinstance(output, torch.Tensor):
+        return [output]
+    if depth == 0:
+        return []
+    if isinstance(output, dict):
+        items: Any = output.values()
+    elif isinstance(output, (tuple, list)):
+        items = output
+    elif dataclasses.is_dataclass(output) and not isinstance(output, type):
+        items = (getattr(output, item.name, None) for item in dataclasses.fields(output))
+    else:
+        return []
+    tensors: list[torch.Tensor] = []
+    for item in items:
+        tensors += _output_tensors(item, depth - 1)[:MAX_OUTPUT_TENSORS - len(tensors)]
+        if len(tensors) == MAX_OUTPUT_TENSORS:
+            break
+    return tensors
 
 
 def _any_requires_grad(args: tuple[Any, ...]) -> bool:

@@ -1,4 +1,8 @@
-"""GradScaler in trouble: steps skipped again and again, the loss scale falling to a floor."""
+"""GradScaler in trouble: steps skipped again and again, the loss scale falling to a floor.
+
+The event says when the skipping began (`skipping_since`: the first step of the run of
+skipped steps it ended, or the first skipped step of its window), so that the diagnosis
+does not lay on it a loss spike the run had come back from before then."""
 from __future__ import annotations
 
 from collections import deque
@@ -27,6 +31,7 @@ class ScaleCollapseDetector(Detector):
         self.skipped_in_a_row = 0
         self.reported = False
         self._recent: deque[bool] = deque(maxlen=WINDOW)
+        self._skipped_steps: deque[int] = deque(maxlen=WINDOW)  # the latest skipped steps: appended only on a skip
 
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         if record.scale is None or record.partial:
@@ -37,6 +42,8 @@ class ScaleCollapseDetector(Detector):
         self.skipped += record.skipped
         self.skipped_in_a_row = self.skipped_in_a_row + 1 if record.skipped else 0
         self._recent.append(record.skipped)
+        if record.skipped:
+            self._skipped_steps.append(record.step)
         reason = self._reason(record)
         if reason and not self.reported:
             self.reported = True
@@ -44,7 +51,15 @@ class ScaleCollapseDetector(Detector):
                       f"{reason}; the scale fell from {self.initial_scale:.4g} to {record.scale:.4g} "
                       f"and {self.skipped} steps were skipped",
                       value=record.scale,
-                      extra={"initial_scale": self.initial_scale, "skipped_steps": self.skipped})
+                      extra={"initial_scale": self.initial_scale, "skipped_steps": self.skipped,
+                             "skipping_since": self._skipping_since(record.step)})
+
+    def _skipping_since(self, step: int) -> int | None:
+        """The first step of the skipping that collapsed the scale: of the steps skipped in a
+        row up to `step`, else the first skipped within the window before it."""
+        if self.skipped_in_a_row:
+            return step - self.skipped_in_a_row + 1
+        return next((skipped for skipped in self._skipped_steps if skipped > step - WINDOW), None)
 
     def _reason(self, record: StepRecord) -> str | None:
         if record.scale < SCALE_FLOOR and record.scale < self.initial_scale:

@@ -20,8 +20,10 @@ modules changes is not reported. A model whose own method other than `forward`
 (`model.embed(x)`) calls its layers is never called itself: each layer is an
 outermost call, and the model holding them is judged in their place when it is
 in eval mode too. The event is located at the model's call whose output the loss's
-graph reaches, looked for once, when it is reported: not a call for a metric after
-it, nor a validation pass run with gradients on before it.
+graph reaches (any tensor of it: `logits, aux = model(x)` with a loss on `aux`; any of
+the calls made from one line, a recurrent cell called at each timestep), looked for
+once, when it is reported: not a call for a metric after it, nor a validation pass run
+with gradients on before it.
 """
 from __future__ import annotations
 
@@ -166,18 +168,20 @@ def _call_the_loss_came_from(model: nn.Module, record: StepRecord, sink: Sink) -
     passes reached was made: not a call after it for a metric, nor a validation pass run
     with gradients on before it; None when the graph reaches none of them. Asked once
     per run, when the event is reported."""
-    calls = {call.node: call.site for call in record.eval_mode_calls
-             if call.node is not None and (module := call.model()) is not None and _judged(module, sink) is model}
+    calls = [call for call in record.eval_mode_calls.values()
+             if call.nodes and (module := call.model()) is not None and _judged(module, sink) is model]
     if not calls:
         return None
-    reached: set[tuple[int, str]] = set()
+    # any tensor of a call's output the graph reaches: the loss may read `aux` of `(logits, aux)`
+    call_of = {node: index for index, call in enumerate(calls) for node in call.nodes}
+    reached: set[int] = set()
     for node in reachable(reversed(record.graph_roots), MAX_GRAPH_NODES):
-        key = node_key(node)
-        if key in calls:
-            reached.add(key)
+        index = call_of.get(node_key(node))
+        if index is not None:
+            reached.add(index)
             if len(reached) == len(calls):
                 break
-    return next((calls[key] for key in reversed(calls) if key in reached), None)
+    return calls[max(reached)].site if reached else None
 
 
 def _model_holding(module: nn.Module, sink: Sink) -> nn.Module:

@@ -1,7 +1,10 @@
 """The diagnosis of a run, in cause order: what went wrong first, and what it explains.
 
-A crashed run says so first. Then each *problem* is a root event: the first
-event of its kind that no earlier problem explains. Events a root explains are
+A crashed run says so first. Then each *problem* is a root event: an event that
+no earlier problem explains. Each step's events of a kind are judged apart from
+the kind's other steps (a spike the loss came back from, then a spike that began
+a blow-up); roots of a kind judged alike are then told once, with how many more
+there were, and so are a root's symptoms of a kind. Events a root explains are
 folded under it as symptoms (a NaN explains the spikes and the fitting
 verdicts after it, fp16 underflow explains all-zero gradients, a collapsing
 loss scale explains what its skipped steps look like and is itself explained by
@@ -10,7 +13,8 @@ gradients never cleared explain the blow-up they grow into). A symptom that came
 before its root (the spike in the steps before a NaN) is shown as having led up to
 it, never as explained by what followed; a spike the series had come back from
 before a blow-up began (`recovered_step`) neither led up to it nor is explained by
-it: it stays a problem of its own. A spike up to NAN_LEAD steps before a NaN led up
+it: it stays a problem of its own, and so does one come back from before a scale
+collapse's skipped steps began. A spike up to NAN_LEAD steps before a NaN led up
 to it, come back from or not. Problems come in the order they
 started, end-of-run verdicts last; then spikes the run came back from (what lasted
 matters first), and the sanitizer's own errors at the very end.
@@ -130,9 +134,7 @@ def diagnose(report: dict[str, Any]) -> list[Problem]:
     """Every problem of the run, root causes first; empty for a clean, finished run."""
     multi_rank = len(rank_reports(report)) > 1
     groups = _groups(events_of(report))
-    counts = event_counts(report)  # the true counts: a report keeps only the first events of a kind
-    for group in groups:
-        group.count = max(group.count, counts.get(group.kind, 0))
+    _count_unkept(groups, event_counts(report))
     roots = _roots(groups)
     problems = [problem for problem in [_ending(report, roots)] if problem is not None]
     return problems + [_problem(root, multi_rank) for root in roots]
@@ -285,19 +287,37 @@ def _steps_of(root: _Group) -> set[int]:
 
 # ------------------------------------------------------------- causes, symptoms
 def _groups(events: list[dict[str, Any]]) -> list[_Group]:
-    groups: dict[str, _Group] = {}
+    """The events of one kind at one step (on every rank), or of an end-of-run verdict on
+    one module and parameter: each such group is judged on its own, so that a later
+    episode of a kind (a spike that began a blow-up, after one the loss came back from),
+    or a parameter that never got a gradient beside ones fp16 flushed, is explained by
+    what explains it, not by its kind's first event."""
+    groups: dict[tuple[Any, ...], _Group] = {}
     for event in sorted(events, key=_time_order):
-        kind = str(event.get("kind", "unknown"))
-        if kind in groups:
-            group = groups[kind]
+        kind, step = str(event.get("kind", "unknown")), event.get("step")
+        kind_step = (kind, step) if step is not None else (kind, None, event.get("module"), event.get("param"))
+        if kind_step in groups:
+            group = groups[kind_step]
             group.count += 1
             rank = event.get("rank")
             if isinstance(rank, int) and rank != group.first.get("rank") and all(
                     event.get(key) == group.first.get(key) for key in ("step", "module", "param")):
                 group.also_on.append(rank)
         else:
-            groups[kind] = _Group(event)
+            groups[kind_step] = _Group(event)
     return sorted(groups.values(), key=lambda group: _time_order(group.first))
+
+
+def _count_unkept(groups: list[_Group], counts: dict[str, int]) -> None:
+    """A report keeps only the first events of a kind: those it left out, later than all
+    it kept, are counted with the latest group of their kind (`groups` in time order)."""
+    kept: dict[str, int] = {}
+    latest: dict[str, _Group] = {}
+    for group in groups:
+        kept[group.kind] = kept.get(group.kind, 0) + group.count
+        latest[group.kind] = group
+    for kind, group in latest.items():
+        group.count += max(0, counts.get(kind, 0) - kept[kind])
 
 
 def _roots(groups: list[_Group]) -> list[_Group]:
@@ -317,9 +337,34 @@ def _roots(groups: list[_Group]) -> list[_Group]:
             group.symptoms += [earlier, *earlier.symptoms]
             earlier.symptoms = []
         roots.append(group)
+    roots = _repeats_joined(roots)
     own_errors = [root for root in roots if root.kind == "sanitizer_error"]
     came_back = [root for root in roots if _came_back(root)]
     return [root for root in roots if root not in came_back and root not in own_errors] + came_back + own_errors
+
+
+def _repeats_joined(roots: list[_Group]) -> list[_Group]:
+    """The report kept short: roots of a kind judged alike (spikes come back from, or
+    not) told once, with how many more there were; so are a root's symptoms of a kind
+    (those that led up to it apart from those that followed), and its own repeats folded
+    under it through a symptom (a NaN gradient at each step after the first)."""
+    joined: dict[tuple[str, bool], _Group] = {}
+    for root in roots:
+        first = joined.setdefault((root.kind, _came_back(root)), root)
+        if first is not root:
+            first.count += root.count
+            first.symptoms += root.symptoms
+    for root in joined.values():
+        symptoms: dict[tuple[str, bool], _Group] = {}
+        for symptom in sorted(root.symptoms, key=lambda group: _time_order(group.first)):
+            if symptom.kind == root.kind:
+                root.count += symptom.count
+                continue
+            first = symptoms.setdefault((symptom.kind, _before(symptom, root)), symptom)
+            if first is not symptom:
+                first.count += symptom.count
+        root.symptoms = list(symptoms.values())
+    return list(joined.values())
 
 
 def _came_back(group: _Group) -> bool:
@@ -327,10 +372,12 @@ def _came_back(group: _Group) -> bool:
     return group.kind in SPIKES and group.first.get("recovered_step") is not None
 
 
-def _back_before(symptom: _Group, cause: _Group) -> bool:
-    """A spike the series had come back from before `cause` began: no part of it."""
+def _back_before(symptom: _Group, cause: _Group, began: int | None = None) -> bool:
+    """A spike the series had come back from before `cause` began (`began`, when known
+    apart from the step it was reported at): no part of it."""
     back = as_float(symptom.first.get("recovered_step"))
-    return symptom.kind in SPIKES and back is not None and cause.step is not None and back <= cause.step
+    began = began if began is not None else cause.step
+    return symptom.kind in SPIKES and back is not None and began is not None and back <= began
 
 
 def explains(cause: _Group, symptom: _Group) -> bool:
@@ -385,9 +432,14 @@ def _nan_symptoms(cause: _Group, symptom: _Group) -> bool:
 
 
 def _collapse_symptoms(cause: _Group, symptom: _Group) -> bool:
-    """Skipped steps under a collapsing scale: tiny scaled gradients, stalls, spikes."""
+    """Skipped steps under a collapsing scale: tiny scaled gradients, stalls, spikes (not
+    one the series had come back from before the skipping began: a bad batch long
+    before is no part of it)."""
     affected = {"grad_underflow", "vanishing_grad", "loss_spike", "grad_spike", "underfitting", "nonfinite_grad"}
-    return cause.kind == "scale_collapse" and symptom.kind in affected and _later(symptom, cause, COLLAPSE_LEAD)
+    if cause.kind != "scale_collapse" or symptom.kind not in affected or not _later(symptom, cause, COLLAPSE_LEAD):
+        return False
+    began = as_float(cause.first.get("skipping_since"))
+    return not _back_before(symptom, cause, int(began) if began is not None else None)
 
 
 def _forward_nan_collapse(cause: _Group, symptom: _Group) -> bool:

@@ -32,9 +32,10 @@ def test_a_nan_explains_the_spike_that_led_to_it_and_the_verdicts_after_it():
     events = [_event("loss_spike", 50), _event("grad_spike", 98), _event("nonfinite_loss", 100),
               _event("nonfinite_grad", 100), _event("loss_spike", 101), _event("overfitting", None)]
     assert _shape(events) == [("loss_spike", []),
-                              ("nonfinite_loss", ["grad_spike", "nonfinite_grad", "overfitting"])]
+                              ("nonfinite_loss", ["grad_spike", "nonfinite_grad", "loss_spike", "overfitting"])]
     problems = diagnose({"events": events})
-    assert problems[0].headline.endswith("(+1 more)")  # the loss spike after the NaN counts there
+    # the loss spike after the NaN is the NaN's, no repeat of the one long before it
+    assert not problems[0].headline.endswith("more)"), problems[0].headline
 
 
 def test_a_nan_explains_parameters_that_stopped_learning_after_it():
@@ -327,3 +328,16 @@ def test_a_blow_up_explains_parameters_that_stopped_learning_at_its_own_step():
     # a parameter that never got a gradient is no symptom of it, at any step
     assert _shape([_event("unused_parameter", 2, param="head.bias", gradients="none"), blow_up]) == [
         ("unused_parameter", []), ("divergence", [])]
+
+
+def test_parameters_judged_at_the_end_are_judged_each_on_its_own():
+    """Two parameters that got only zero gradients (fp16 flushed them) and one that never
+    got a gradient: the underflow explains the first two, told once with how many more;
+    the third is a problem of its own, not folded with them because it was reported after."""
+    events = [_event("grad_underflow", 6),
+              _event("unused_parameter", None, param="fc1.weight", gradients="zero"),
+              _event("unused_parameter", None, param="fc2.weight", gradients="zero"),
+              _event("unused_parameter", None, param="head.bias", gradients="none")]
+    assert _shape(events) == [("grad_underflow", ["unused_parameter"]), ("unused_parameter", [])]
+    underflow, unused = diagnose({"events": events})
+    assert underflow.symptoms[0].endswith("(+1 more)") and "head.bias" in unused.headline, (underflow, unused)

@@ -42,9 +42,10 @@ def test_corrupt_batch_spikes_loss_and_gradient(script_runs: ScriptRuns) -> None
 def test_a_spike_the_loss_came_back_from_is_not_what_a_later_blow_up_began_with(script_runs: ScriptRuns) -> None:
     """Four targets 100 times too large at step 40: a loss spike the loss is back from at
     step 41. From step 44 a learning rate of 1000 blows the loss up (from step 45) to Inf
-    at step 50. The divergence comes first, with the Inf it ran into; the spike is a
-    problem of its own, listed after it, not what led up to it. Without the blow-up, the
-    spike alone, saying when the loss came back."""
+    at step 50. The divergence comes first, with the Inf it ran into and the gradient spike
+    of that step; the spike is a problem of its own, listed after it, not what led up to
+    it, and stands for itself alone (the later gradient spike is no repeat of it). Without
+    the blow-up, the spike alone, saying when the loss came back."""
     run = script_runs.get("spike_then_blowup.py", "blowup")
     assert run.returncode == 0 and run.stdout.endswith("step 50: loss is inf, stopping\n"), run.stderr
     assert run.stdout == script_runs.plain("spike_then_blowup.py", "blowup").stdout  # the run's numbers, unchanged
@@ -52,7 +53,9 @@ def test_a_spike_the_loss_came_back_from_is_not_what_a_later_blow_up_began_with(
     problems = run.report["summary"]["problems"]
     assert [(problem["kind"], problem["step"]) for problem in problems] == [("divergence", 45), ("loss_spike", 40)]
     assert problems[0]["precursors"] == [], problems[0]
-    assert [symptom.split(" at ")[0] for symptom in problems[0]["symptoms"]] == ["nonfinite_loss"], problems[0]
+    assert [symptom.split(":")[0] for symptom in problems[0]["symptoms"]] == [
+        "nonfinite_loss at step 50", "grad_spike at step 50"], problems[0]
+    assert not any("more)" in line for line in [problems[1]["headline"], *problems[1]["symptoms"]]), problems[1]
     spike = script_runs.get("spike_then_blowup.py", "spike")
     assert spike.returncode == 0 and spike.events("divergence") == [], spike.events()
     problems = spike.report["summary"]["problems"]

@@ -930,3 +930,30 @@ def test_only_the_scripts_step_hooks_are_named() -> None:
     assert _users_hook(lambda optimizer, args, kwargs: None)
     label = _hook_label(functools.partial(clip_hook))
     assert label.startswith("test_only_the_scripts_step_hooks_are_named.<locals>.clip_hook (") and "test_units.py:" in label
+
+
+def _spike(kind: str, step: int, recovered: int | None = None) -> dict:
+    return {"kind": kind, "step": step, "severity": "warning", "message": f"{kind} far above its median",
+            **({"recovered_step": recovered} if recovered is not None else {})}
+
+
+def test_each_episode_of_a_kind_is_judged_and_repeats_are_told_once() -> None:
+    """Spikes come back from at steps 40 and 100 are one problem, with how many more; a
+    spike at step 200 the loss never came back from is a problem of its own, listed before
+    them (what lasted first), not a repeat of the first spike; NaN gradients at every step
+    from 300 (30 of them, the report keeping 6) are one problem with 29 more."""
+    from sanitizer.report.diagnosis import diagnose
+    events = [_spike("loss_spike", 40, 42), _spike("grad_spike", 40, 42), _spike("loss_spike", 100, 101),
+              _spike("grad_spike", 100, 101), _spike("loss_spike", 200), _spike("grad_spike", 200)]
+    events += [{"kind": "nonfinite_grad", "step": step, "severity": "error", "message": "gradient of w is NaN"}
+               for step in range(300, 306)]
+    counts = {"loss_spike": 3, "grad_spike": 3, "nonfinite_grad": 30}
+    problems = diagnose({"events": events, "summary": {"counts": counts}})
+    assert [(problem.kind, problem.step) for problem in problems] == [
+        ("loss_spike", 200), ("nonfinite_grad", 300), ("loss_spike", 40)], problems
+    unrecovered, nan, came_back = problems
+    assert not unrecovered.headline.endswith("more)") and unrecovered.symptoms == [
+        "grad_spike at step 200: grad_spike far above its median"], unrecovered
+    assert nan.headline.endswith("(+29 more)"), nan.headline
+    assert came_back.headline.endswith("(+1 more)") and came_back.symptoms == [
+        "grad_spike at step 40: grad_spike far above its median (+1 more)"], came_back
