@@ -113,12 +113,15 @@ def trained_leaves(roots: Iterable[Any]) -> list[torch.Tensor]:
 
 
 def absorb(earlier: StepProbe, later: StepProbe) -> StepProbe:
-    """One step's probe again: lists and dicts joined in order, single values from `later` when it has them."""
+    """One step's probe again: lists and dicts joined in order (a dict's key both have ends up where `later`
+    put it), single values from `later` when it has them."""
     for item in dataclasses.fields(StepProbe):
         mine, theirs = getattr(earlier, item.name), getattr(later, item.name)
         if isinstance(mine, list):
             mine.extend(theirs)
         elif isinstance(mine, dict):
+            for key in theirs:  # a key both steps used takes the later entry, and its place: the latest last
+                mine.pop(key, None)
             mine.update(theirs)
         elif theirs is not None:
             setattr(earlier, item.name, theirs)

@@ -957,3 +957,18 @@ def test_each_episode_of_a_kind_is_judged_and_repeats_are_told_once() -> None:
     assert nan.headline.endswith("(+29 more)"), nan.headline
     assert came_back.headline.endswith("(+1 more)") and came_back.symptoms == [
         "grad_spike at step 40: grad_spike far above its median (+1 more)"], came_back
+
+
+def test_a_probe_given_back_keeps_the_latest_eval_mode_call_last():
+    """A held step given back to the one before it: a call site both used is the
+    latest call again, where the eval-mode location looks for it."""
+    from sanitizer.core.backward_steps import absorb
+    from sanitizer.core.probe import EvalModeCall, StepProbe
+
+    earlier, later = StepProbe(), StepProbe()
+    earlier.eval_mode_calls[("train.py:10", 1)] = EvalModeCall("train.py:10", None)
+    earlier.eval_mode_calls[("train.py:12", 1)] = EvalModeCall("train.py:12", None)
+    later.eval_mode_calls[("train.py:10", 1)] = renewed = EvalModeCall("train.py:10", None)
+    merged = absorb(earlier, later).eval_mode_calls
+    assert list(merged) == [("train.py:12", 1), ("train.py:10", 1)]
+    assert merged[("train.py:10", 1)] is renewed
