@@ -24,14 +24,16 @@ import hashlib
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
+from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.summaries import Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 CALL = ".__call__"
+_MAX_LINEAGE = 12  # classes of one lineage followed
 _MAX_ROUNDS = 50  # rounds closing one cycle of files (each adds effects; few are ever needed)
 
 
@@ -152,6 +154,9 @@ class Project:
             found: dict[str, Summary] = {}
             facts = self._read(path) if path in self.facts else None
             for name in sorted(facts.calls) if facts is not None else ():
+                if name.endswith(f".{HOOK_LOOPS}"):
+                    found.update(self._hook_inputs(path, name.removesuffix(f".{HOOK_LOOPS}")))
+                    continue
                 target = self._follow(path, name)
                 if isinstance(target, str):
                     if target.split(".")[0] == "torch":
@@ -265,6 +270,67 @@ class Project:
                 if candidate in self._inert:
                     yield candidate, ".".join(parts[cut:])
                     break
+
+    # -- loops of base classes -------------------------------------------------
+    def _hook_inputs(self, path: str, cls: str) -> dict[str, Summary]:
+        """What the module of `cls` needs to judge its overrides where a loop it inherits
+        from a class of another module calls them (see `trainlint.hooks`): those loops,
+        under `hook_key(cls)`, and what each hook they call runs for an instance of `cls`
+        where a class of another module defines it, under `hook_key(cls, method)`."""
+        defined: dict[str, tuple[str, str]] = {}  # method: (file, key) of the first class defining it
+        loops: list[HookLoop] = []
+        for file, owner in self._lineage(path, cls):
+            for key, summary in self._read(file).summaries.items():
+                head, _, method = key.rpartition(".")
+                if head != owner or method in defined:
+                    continue
+                defined[method] = (file, key)
+                if file != path:
+                    where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
+                    loops.extend(replace(loop, where=where) for loop in summary.hook_loops)
+        if not loops:
+            return {}
+        found = {hook_key(cls): Summary(hook_loops=tuple(loops))}
+        for method in sorted({call.method for loop in loops for call in loop.calls}):
+            file, key = defined.get(method, (path, ""))
+            summary = self.summary(file, key) if file != path else None
+            if summary is not None:
+                found[hook_key(cls, method)] = summary
+        return found
+
+    def _lineage(self, path: str, cls: str) -> Iterator[tuple[str, str]]:
+        """(file, class) of `cls` of `path`, then of its bases, depth first, left to right,
+        as Python looks a method up along single inheritance; up to the first base that is
+        no class of the project (a library's): what comes after it is not known."""
+        seen: set[tuple[str, str]] = set()
+        pending = [(path, cls)]
+        while pending and len(seen) < _MAX_LINEAGE:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            yield current
+            file, name = current
+            bases = [(file, base) if "." not in base else self._class_at(file, base)
+                     for base in self._read(file).bases.get(name, ())]
+            if None in bases:
+                return
+            pending.extend(reversed(bases))  # type: ignore[arg-type]
+
+    def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
+        """(file, class name) of the class of the project `qualified` names from `path`,
+        through the re-exports of a package's `__init__.py`."""
+        for module_file, attribute in self._candidates(path, qualified):
+            if module_file in self._inert:
+                return None
+            facts = self._read(module_file)
+            if attribute in facts.bases or any(key.startswith(f"{attribute}.") for key in facts.summaries):
+                return module_file, attribute
+            head, _, rest = attribute.partition(".")
+            reexported = facts.imports.get(head)
+            if reexported is not None and depth < _MAX_REEXPORTS:
+                return self._class_at(module_file, reexported + (f".{rest}" if rest else ""), depth + 1)
+        return None
 
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:

@@ -20,6 +20,8 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
+from trainlint.hooks import HookLoop
+
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
 # a GradScaler may be updated: `scaler.update()`, or a scaler handed to code out of reach
@@ -314,6 +316,9 @@ class Summary:
     # ("#0",)); "loss" for a keyword): where that class is a named tuple (`fields`), the
     # items of what it returns that hold the graph, once closed
     returns_fielded: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # a method's loops that call hooks of its instance (`self.backward(loss)`): what a subclass
+    # overriding them runs in (see `trainlint.hooks`)
+    hook_loops: tuple[HookLoop, ...] = ()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -411,6 +416,7 @@ class Summary:
             **({"fields": list(self.fields)} if self.fields else {}),
             **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
                if self.returns_fielded else {}),
+            **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
         }
 
     @classmethod
@@ -474,6 +480,7 @@ class Summary:
             fields=tuple(data.get("fields", ())),  # type: ignore[arg-type]
             returns_fielded=tuple((callee, tuple(items))
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
+            hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
         )
 
 
@@ -983,6 +990,8 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
             words.add(_TRIGGERS["returns_float16"])
         if summary.forwards or summary.evaluated_forwards:
             words.add(_TRIGGERS[EVAL])
+        if summary.hook_loops:  # a loop of a base class handing the overrides its losses
+            words.add(_TRIGGERS[BACKWARD])
         if summary.returns_kind or any(summary.item_kind(item) for item, _ in summary.returned_items):
             words.add(_TRIGGERS[SCHEDULER_STEP])  # a builder of a scheduler
     return " ".join(sorted(words - {""}))

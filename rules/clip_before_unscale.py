@@ -7,6 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.dataflow import keyword, unpacked
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.hook_runs import HookRun, hook_runs, scaler_of, unscaled_before
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
@@ -27,10 +28,20 @@ class _PlainStep(NamedTuple):
     optimizer: str
 
 
+_IN_HOOK = (
+    "gradients are clipped while still multiplied by the loss scale: {} after back-propagating through "
+    "`{}.scale(loss)`; call `{}.unscale_(optimizer)` before clipping"
+)
 _IN_HELPER = (
     "`{}()` clips gradients that are still multiplied by the loss scale: "
     "call `{}` before it"
 )
+
+
+def _clips_first(summary: Summary) -> bool:
+    """A function that clips gradients before any `unscale_` of its own."""
+    order = [event for event in summary.events if event in (CLIP, UNSCALE)]
+    return bool(order) and order[0] == CLIP
 
 
 class ClipBeforeUnscale(Rule):
@@ -986,6 +997,21 @@ class ClipBeforeUnscale(Rule):
                 self.report(clip, self._message(scalers), fix=self._fix(clip, scalers) if first else None)
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
+        for run in hook_runs(self.ctx):
+            if _clips_first(run.summary) and unscaled_before(run) is False:
+                self._check_override(run)
+
+    def _check_override(self, run: HookRun) -> None:
+        """An override a base class's loop calls after a backward through a GradScaler,
+        with no `unscale_` since: its clips before its own first `unscale_` are reported
+        (see `hook_runs`)."""
+        scaler = scaler_of(run)
+        for call in self.ctx.calls_in_order(run.function.body):
+            helper = self.ctx.summaries.of_call(call)
+            if method_call(call, "unscale_") is not None or (helper is not None and helper.does(UNSCALE)):
+                return
+            if is_clip_call(self.ctx, call) or (helper is not None and _clips_first(helper)):
+                self.report(call, _IN_HOOK.format(run.names(), scaler, scaler))
 
     def _message(self, scalers: set[Binding]) -> str:
         """The message, naming the scaler and the optimizer as the code does

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.guards import is_device_check
+from trainlint.analysis.hook_runs import HookRun, hook_runs, runs_on_every_call
 from trainlint.analysis.iteration import builds_its_model_each_iteration, steps_each_iteration, trains_each_run
 from trainlint.analysis.lambdas import called_lambda, lambda_calls
 from trainlint.analysis.summarize import empties_cache
@@ -13,6 +14,10 @@ from trainlint.summaries import EMPTY_CACHE, LOOP
 
 _THROUGH_HELPER = (
     "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
+)
+_IN_HOOK = (
+    "`torch.cuda.empty_cache()` runs on every iteration of {} on each step: it defeats the caching allocator "
+    "and slows training"
 )
 
 
@@ -1142,6 +1147,18 @@ class EmptyCacheInLoop(Rule):
             direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
             if direct or self._helper_empties_cache(node) or self._lambda_empties_cache(node):  # type: ignore[arg-type]
                 self._check(node, direct)  # type: ignore[arg-type]
+        for run in hook_runs(self.ctx):
+            if not run.call.occasional and run.summary.does(EMPTY_CACHE) and run.trains():
+                self._check_override(run)
+
+    def _check_override(self, run: HookRun) -> None:
+        """An override a base class's training loop calls on every iteration, emptying
+        the cache on every call of its own: the call in it is reported (see `hook_runs`)."""
+        for call in self.ctx.calls_in_order(run.function.body):
+            direct = empties_cache(self.ctx, call)
+            if (direct or self._helper_empties_cache(call)) and runs_on_every_call(self.ctx, call, run.function):
+                self.report(call, _IN_HOOK.format(run.names()) if direct else _THROUGH_HELPER.format(
+                    self.ctx.code(call.func)))
 
     def _helper_empties_cache(self, call: cst.Call) -> bool:
         summary = self.ctx.summaries.of_call(call)

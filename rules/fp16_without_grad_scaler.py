@@ -3,6 +3,7 @@ from typing import Iterable
 import libcst as cst
 
 from trainlint.analysis.backward_losses import backward_target, computed_here, function_flags, given_slots, runs_when
+from trainlint.analysis.hook_runs import hook_runs, unscaled_backward
 from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
@@ -1064,8 +1065,21 @@ class Fp16WithoutGradScaler(Rule):
         "            closure(net, x)\n",
     )
 
+    def _check_overrides(self) -> None:
+        """An override a base class's loop back-propagates what it returns, computed under
+        float16 autocast, with no GradScaler in the loop's hooks: its float16 autocast is
+        reported (see `hook_runs`). Judged by the instance's hooks, not by a scaler
+        elsewhere in the module (another class's)."""
+        for run in hook_runs(self.ctx):
+            backward = unscaled_backward(run) if run.summary.returns_float16 else None
+            for node in iter_nodes(run.function.body) if backward is not None else ():
+                found = with_precision(self.ctx, node) if type(node) is cst.With else None  # type: ignore[arg-type]
+                if found is not None and found[0] == FLOAT16:
+                    self.report(found[1], _IN_HOOK.format(run.names(), backward))
+
     def finish(self) -> None:
         ctx = self.ctx
+        self._check_overrides()
         if self._scales_the_loss(ctx.own_nodes(ctx.module)):
             return  # a scaler of the module's own code: any function may use it
         for body in code_bodies(ctx):
@@ -1220,6 +1234,11 @@ class Fp16WithoutGradScaler(Rule):
         return tainted
 
 
+_IN_HOOK = (
+    "backward through float16 autocast without a GradScaler: {} and back-propagates what it returns in "
+    "`{}()`, with no GradScaler; small gradients underflow to zero: scale the loss with `torch.amp.GradScaler` "
+    "or use bfloat16"
+)
 _CALLED_UNDER = (
     "backward through float16 autocast without a GradScaler: `{}()` runs this function under "
     "float16 autocast, so small gradients underflow to zero; scale the loss with "

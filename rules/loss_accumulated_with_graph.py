@@ -43,6 +43,8 @@ from trainlint.analysis.training import (
     statement_of,
     statements_before,
 )
+from trainlint.analysis.hook_runs import hook_runs
+from trainlint.analysis.summarize import kept_parameters
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, GRAPH, Summary
@@ -62,6 +64,10 @@ _ACROSS_CALLS = (
 )
 
 
+_IN_HOOK = (
+    "a loss tensor is accumulated with its autograd graph across the iterations of {}, handing it the loss it "
+    "back-propagates: use `loss.item()` (or `loss.detach()`)"
+)
 _KEPT_STATS = (
     "`{}()` returns the loss it back-propagated in {}, with its autograd graph: keeping what it returns "
     "across iterations keeps every graph, and so does anything built from what is kept (a field-wise `sum` "
@@ -2964,6 +2970,7 @@ class LossAccumulatedWithGraph(Rule):
             self._components = loss_components(self.ctx, body, self._backpropagated)
             self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body), differentiated=True)
             Flow(self.ctx, self._transfer, loop_back=_next_iteration, events=self._is_event).run(body)
+        self._check_overrides()
         for node, accumulator in self._respent.items():
             self.report(self._statement_node(node), _RESPENT.format(accumulator, accumulator))
         found: list[tuple[cst.CSTNode, str, frozenset[cst.Name]]] = []
@@ -2995,6 +3002,15 @@ class LossAccumulatedWithGraph(Rule):
             else:
                 fix = None if node in self._in_place else self._fix(node, accumulator, operands)
                 self.report(self._statement_node(node), fix=fix)
+
+    def _check_overrides(self) -> None:
+        """An override a base class's training loop hands the loss it back-propagates, on
+        every iteration or on some, that keeps it whole (see `hook_runs`): what keeps it is
+        reported in the override."""
+        for run in hook_runs(self.ctx):
+            kept = run.given(run.backpropagated()) & run.summary.accumulates
+            for node in kept_parameters(self.ctx, run.function, kept):
+                self.report(self._statement_node(node), _IN_HOOK.format(run.names()))
 
     def _report_container(self, node: cst.CSTNode) -> None:
         """A step's named tuple (tuple, dict) kept whole: the step is what to mend, and no

@@ -33,7 +33,8 @@ from trainlint.analysis.guards import (
 from trainlint.analysis.literals import constant_text, string_value
 from trainlint.analysis.names import BUILTIN_NAMES, lookup
 from trainlint.analysis.loops import (
-    clearing_name, clears_grads, grad_mode_at, is_backward, mode_switch, optimizer_step, scheduler_step,
+    clearing_name, clears_grads, grad_mode_at, innermost_loop, is_backward, mode_switch, optimizer_step,
+    scheduler_step,
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
@@ -55,6 +56,7 @@ from trainlint.analysis.training import (
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
+from trainlint.hooks import HookCall, HookLoop, hook_key
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
@@ -265,6 +267,20 @@ class CallTargets:
                 seen.add(current)
                 yield current
                 pending.extend(reversed(self.bases(current)))
+
+    def lineage(self, cls: str) -> list[str]:
+        """`cls` and the classes it inherits from, in the order methods are looked up
+        (imported ones as the file names them, `.base.Trainer`)."""
+        return list(self._lineage(cls))
+
+    def class_path(self, cls: str) -> str:
+        """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
+        class defined in `main()`)."""
+        return self._paths.get(cls, cls)
+
+    def function(self, key: str) -> cst.FunctionDef | None:
+        """The function of the file with the summary key `key`."""
+        return self._functions.get(key)
 
     def imported_bases(self, cls: str) -> list[str]:
         """The classes of `cls`'s lineage imported from another module (`base.BaseTrainer`),
@@ -616,8 +632,52 @@ class _Summarizer:
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
             defaults=self._defaults(events),
+            hook_loops=self._hook_loops(),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _hook_loops(self) -> tuple[HookLoop, ...]:
+        """The loops of a method that call methods of its own instance (`self.backward(loss)`),
+        each with what it hands them: a subclass's override runs there (see `trainlint.hooks`).
+        A method looked up by a name built at run time (`getattr(self, name)()`) is none."""
+        receiver = receiver_name(self.ctx, self.func)
+        owner = self.targets.keys[self.func].rpartition(".")[0]
+        if receiver is None or "." in owner:  # a class of a function's body: no subclass elsewhere
+            return ()
+        found: dict[cst.CSTNode, list[HookCall]] = {}
+        hooks: set[cst.Call] = set()
+        for call in self.ctx.calls_in_order(self.func.body):
+            func = call.func
+            loop = innermost_loop(self.ctx, call)
+            if (loop is None or type(func) is not cst.Attribute or receiver_method(self.ctx, func.value) is not self.func
+                    or self.targets.method_of(owner, func.attr.value) is None):
+                continue
+            hooks.add(call)
+            handed = tuple((f"#{index}" if arg.keyword is None else arg.keyword.value, arg.value.value)
+                           for index, arg in enumerate(call.args)
+                           if type(arg.value) is cst.Name and not arg.star)  # type: ignore[attr-defined]
+            found.setdefault(loop, []).append(
+                HookCall(func.attr.value, self._occasional_in(call, loop), _bound_result(self.ctx, call), handed))
+        return tuple(self._hook_loop(loop, calls, hooks) for loop, calls in found.items())
+
+    def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: set[cst.Call]) -> HookLoop:
+        """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method)."""
+        own = [call for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
+               if call not in hooks and innermost_loop(self.ctx, call) is loop]
+        effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
+        backpropagated = sorted({name for call in own if effect_of(self.ctx, call) == BACKWARD
+                                 for name in consumed_names(self.ctx, call)})
+        return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated))
+
+    def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """`call` may be skipped on some iterations of `loop`: under any condition of its
+        body, or in an exception handler there."""
+        for ancestor in self.ctx.ancestors(call):
+            if ancestor is loop:
+                return False
+            if type(ancestor) in (cst.If, cst.IfExp, cst.ExceptHandler, cst.ExceptStarHandler):
+                return True
+        return False
 
     def _left_in_eval(self) -> frozenset[str]:
         """`Summary.leaves_eval`: the params (and `self.` attributes) put in eval mode on
@@ -1405,6 +1465,25 @@ class _Summarizer:
             if param is not None and param not in self.detached:
                 found.add(param)
 
+    def accumulations(self) -> Iterator[tuple[cst.CSTNode, set[str]]]:
+        """Each `+=` and each call that stores params where they outlive the call (see
+        `Summary.accumulates`), with those params."""
+        for node in only(self.nodes, cst.AugAssign):
+            found: set[str] = set()
+            if type(node.operator) is cst.AddAssign:  # type: ignore[attr-defined]
+                self._accumulation(node.target, node.value, found)  # type: ignore[attr-defined]
+            if found:
+                yield node, found
+        for call in self.ctx.calls_in_order(self.func.body):
+            found = set()
+            stored = stored_elements(call)
+            for element in stored[1] if stored is not None else ():
+                self._accumulation(stored[0], element, found)  # type: ignore[index]
+            if stored is None and (receiver := method_call(call, "extend")) is not None and len(call.args) == 1:
+                self._accumulation(receiver, call.args[0].value, found)
+            if found:
+                yield call, found
+
     def _outlives_call(self, root: cst.Name) -> bool:
         if receiver_method(self.ctx, root) is not None or root.value in self.params:
             return True
@@ -1667,6 +1746,23 @@ _BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.B
               cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp)
 # what a function that sets a grad mode of its own is written with
 _GRAD_MODE_WORDS = ("no_grad", "inference_mode", "set_grad_enabled", "enable_grad")
+
+
+def kept_parameters(ctx: FileContext, function: cst.FunctionDef, params: set[str]) -> list[cst.CSTNode]:
+    """The statements and calls of `function` that store one of its `params` where it
+    outlives the call (`self.history.append(loss)`)."""
+    if not params:
+        return []
+    summarizer = _Summarizer(ctx, ctx.summaries.targets, function)
+    return [node for node, found in summarizer.accumulations() if found & params]
+
+
+def _bound_result(ctx: FileContext, call: cst.Call) -> str:
+    """The name `name = call` binds what `call` returns to, else ""."""
+    statement = ctx.parent(call)
+    if type(statement) is cst.Assign and len(statement.targets) == 1 and type(statement.targets[0].target) is cst.Name:
+        return statement.targets[0].target.value  # type: ignore[union-attr]
+    return ""
 
 
 def batched(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -2199,6 +2295,9 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
     called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx)
+    # the loops its classes inherit from other modules, which may run their overrides
+    called.update(hook_key(cls) for cls in targets.classes
+                  if any(not base.startswith(("torch.", "builtins.")) for base in targets.imported_bases(cls)))
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
