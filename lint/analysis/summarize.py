@@ -665,8 +665,10 @@ class _Summarizer:
         own = [call for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
                if call not in hooks and innermost_loop(self.ctx, call) is loop]
         effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
-        backpropagated = sorted({name for call in own if effect_of(self.ctx, call) == BACKWARD
-                                 for name in consumed_names(self.ctx, call)})
+        # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
+        receiver = receiver_name(self.ctx, self.func)
+        backpropagated = sorted(name for name in backpropagated_names(self.ctx, loop.body)  # type: ignore[attr-defined]
+                                if BACKWARD in effects and name.partition(".")[0] != receiver)
         return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated))
 
     def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:

@@ -95,6 +95,26 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+def test_overrides_a_base_class_loop_runs_follow_either_module_through_the_cache(tmp_path: Path) -> None:
+    """callbacks.py's overrides are judged as base.py's `Trainer.fit()` runs them: a
+    cached run sees the loop stop handing `on_step_end` the loss itself, and see it
+    again once restored; and sees an override of callbacks.py start keeping the loss,
+    judged against the loop's facts as stored."""
+    project, cached = _copy_with_cached_runs(tmp_path, "trainer_hooks_layout")
+    before = cached()
+    kept = ("callbacks.py", 15, "TL202")
+    assert kept in before and ("callbacks.py", 30, "TL201") in before
+    base = project / "trainer" / "base.py"
+    loop = base.read_text()
+    base.write_text(loop.replace("self.on_step_end(loss)", "self.on_step_end(loss.item())", 1))
+    assert cached() == cached() == before - {kept}
+    base.write_text(loop)
+    assert cached() == before
+    callbacks = project / "trainer" / "callbacks.py"
+    callbacks.write_text(callbacks.read_text().replace("append(loss.detach())", "append(loss)", 1))
+    assert cached() == cached() == before | {("callbacks.py", 25, "TL202")}
+
+
 def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through_the_cache(tmp_path: Path) -> None:
     """infer.py has nothing to summarize but a function that calls its parameter (the
     forward of the model it is handed). Once `predict` runs no model the file is no
