@@ -105,6 +105,14 @@ class ClipBeforeUnscale(Rule):
     the scaled gradients (TL105's finding) that no other optimizer's step
     follows before new gradients is too late whatever the scale: it is
     TL403's finding, not reported here.
+
+    A base class's loop is followed into the hooks a subclass overrides (in
+    this file or a module of the project): a loop that calls
+    `self.backward(loss)`, then `self.optimizer_step()`, runs for a subclass
+    whose `backward` scales the loss that subclass's `optimizer_step`; a clip
+    there before any `unscale_` is reported in the override, naming the loop.
+    A loop that unscales by itself, or calls a hook out of reach before it, is
+    left alone.
     """
 
     code = "TL101"
@@ -704,6 +712,25 @@ class ClipBeforeUnscale(Rule):
         "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class AmpTrainer(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n',
     )
     good = (
         # the helper unscales before it clips
@@ -976,6 +1003,27 @@ class ClipBeforeUnscale(Rule):
         "            self.optimizer.zero_grad()\n"
         "            self.backward(self.model(x).mean())\n"
         "            self.optimizer_step()\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class AmpTrainer(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.scaler.unscale_(self.optimizer)\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n',
     )
 
     def finish(self) -> None:

@@ -96,6 +96,14 @@ class EmptyCacheInLoop(Rule):
     other than by a lambda assigned to it (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
+
+    An override of a hook that a training loop of a base class calls on every
+    iteration (`self.on_step_end()` in `Trainer.fit()`, a class of this file or
+    of a module of the project) is judged as that loop runs it for the
+    subclass, whose other hooks count: the call in the override is reported,
+    naming the loop. Not when the loop calls the hook under a condition, nor a
+    method the loop looks up by a name built at run time
+    (`getattr(self, "on_" + event)()`), nor a hook no class overrides.
     """
 
     code = "TL201"
@@ -817,6 +825,19 @@ class EmptyCacheInLoop(Rule):
         "            self.step(batch)  # expect: TL201\n"
         "            self.optimizer.step()\n"
         "            self.optimizer.zero_grad()\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.model(x).mean().backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end()\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def on_step_end(self):\n'
+        '        torch.cuda.empty_cache()  # expect: TL201\n',
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -1140,6 +1161,26 @@ class EmptyCacheInLoop(Rule):
         "        model(x).sum().backward()\n"
         "        optimizer.step()\n"
         "        torch.cuda.empty_cache()\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch\n'
+        'class Trainer:\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for step, x in enumerate(loader):\n'
+        '            self.model(x).mean().backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end()\n'
+        '            if step % 1000 == 0:\n'
+        '                self.on_log()\n'
+        '    def on_log(self):\n'
+        '        print(torch.cuda.memory_allocated())\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def on_step_end(self):\n'
+        '        if torch.cuda.memory_reserved() > self.limit:\n'
+        '            torch.cuda.empty_cache()\n'
+        '    def on_log(self):\n'
+        '        torch.cuda.empty_cache()\n',
     )
 
     def finish(self) -> None:

@@ -121,6 +121,14 @@ class Fp16WithoutGradScaler(Rule):
     counts): the class of a method, the function of a nested one, or
     anywhere in the module's own top-level code (a scaler there may serve
     every function).
+
+    What an override returns under float16 autocast (a subclass's
+    `training_step`) that a base class's loop back-propagates through another
+    hook with no GradScaler (no hook of the loop, as the subclass resolves
+    them, scales the loss or steps through a scaler) is reported at the
+    override's autocast, naming the loop, whatever other classes of the module
+    do; a loop that back-propagates by itself, or a hook out of reach, leaves
+    it alone.
     """
 
     code = "TL103"
@@ -543,6 +551,23 @@ class Fp16WithoutGradScaler(Rule):
         "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
         "        with torch.autocast(\"cuda\", dtype=torch.float16, cache_enabled=False):\n"
         "            closure(net, x)\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.optimizer.step()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -1063,6 +1088,23 @@ class Fp16WithoutGradScaler(Rule):
         "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
         "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
         "            closure(net, x)\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.optimizer.step()\n'
+        'class Bf16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.bfloat16):\n'
+        '            return self.model(x).mean()\n',
     )
 
     def _check_overrides(self) -> None:

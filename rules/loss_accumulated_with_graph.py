@@ -285,6 +285,13 @@ class LossAccumulatedWithGraph(Rule):
     finished step), and a plain variable is followed (not an attribute or an
     item); gradient accumulation that sets it anew after each backward is in
     order.
+
+    A loss that a base class's training loop back-propagates (itself, or
+    through a hook such as `self.backward(loss)` as the subclass resolves it)
+    and hands to a hook (`self.on_step_end(loss)`) is followed into each
+    override of the hook, in this file or in a module of the project: the
+    override's append or `+=` that keeps it is reported there, naming the
+    loop. A hook looked up by a name built at run time is not followed.
     """
 
     code = "TL202"
@@ -1688,6 +1695,21 @@ class LossAccumulatedWithGraph(Rule):
         "            seen.clear()\n"
         "            continue\n"
         "        losses.clear()\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss):\n'
+        '        self.history.append(loss)  # expect: TL202\n',
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -2938,6 +2960,24 @@ class LossAccumulatedWithGraph(Rule):
         "        window.append(loss)\n"
         "        window = [l if isinstance(l, float) else l.item() for l in window[-100:]]\n"
         "        print(recent, window)\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(loss)\n'
+        '            getattr(self, "on_" + self.event)(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss):\n'
+        '        self.history.append(loss.detach())\n'
+        '    def on_batch(self, loss):\n'
+        '        self.batches.append(loss)\n',
     )
 
     def finish(self) -> None:
