@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.guards import is_device_check
 from trainlint.context import FileContext
 from trainlint.hooks import HookCall, HookLoop, hook_key, loops_of
-from trainlint.summaries import BACKWARD, SCALER_STEP, STEP, UNSCALE, Summary
+from trainlint.summaries import BACKWARD, LOOP, SCALER_STEP, STEP, UNSCALE, Summary
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,12 @@ class HookRun:
     hooks: tuple[Summary | None, ...]  # what each call of the loop runs, None where not known
 
     def trains(self) -> bool:
-        """The loop back-propagates or steps an optimizer, itself or through a hook."""
+        """The loop back-propagates or steps an optimizer, itself or through a hook that
+        runs no loop of its own (a hook that does is a phase: `self.train_epoch()` makes
+        an epoch loop, not a training loop)."""
         return (BACKWARD in self.loop.effects or STEP in self.loop.effects
-                or any(s is not None and (s.does(BACKWARD) or s.does(STEP)) for s in self.hooks))
+                or any(s is not None and not s.does(LOOP) and (s.does(BACKWARD) or s.does(STEP))
+                       for s in self.hooks))
 
     def backpropagated(self) -> set[str]:
         """The loop's names back-propagated in it: by its own code, handed to a hook
@@ -70,6 +73,7 @@ class HookRuns:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.targets = ctx.summaries.targets
+        self._looping = [(key, summary) for key, summary in ctx.summaries.closed.items() if summary.hook_loops]
         found: dict[tuple[int, HookLoop, HookCall], HookRun] = {}
         for cls in self.targets.classes:
             for loop, owner in self._loops(cls):
@@ -90,10 +94,9 @@ class HookRuns:
         for owner in self.targets.lineage(cls)[1:]:
             if owner not in self.targets.classes:
                 return  # the rest of the lineage is the project's to tell
-            for key, summary in self.ctx.summaries.closed.items():
+            for key, summary in self._looping:
                 head, _, method = key.rpartition(".")
-                if head == self.targets.class_path(owner) and summary.hook_loops and \
-                        self._resolve(cls, method)[0] == key:
+                if head == self.targets.class_path(owner) and self._resolve(cls, method)[0] == key:
                     yield from ((loop, owner) for loop in summary.hook_loops)
 
     def _resolve(self, cls: str, method: str) -> tuple[str | None, Summary | None]:

@@ -642,8 +642,8 @@ class _Summarizer:
         A method looked up by a name built at run time (`getattr(self, name)()`) is none."""
         receiver = receiver_name(self.ctx, self.func)
         owner = self.targets.keys[self.func].rpartition(".")[0]
-        if receiver is None or "." in owner:  # a class of a function's body: no subclass elsewhere
-            return ()
+        if receiver is None or "." in owner or not only(self.nodes, cst.For, cst.While):
+            return ()  # no loop, or a class of a function's body: no subclass elsewhere
         found: dict[cst.CSTNode, list[HookCall]] = {}
         hooks: set[cst.Call] = set()
         for call in self.ctx.calls_in_order(self.func.body):

@@ -5,7 +5,8 @@ itself and hands the loss to `report()`. Subclasses here and in tasks/ override
 the hooks; each override is judged as these loops run it, on its own line. Stay
 silent: this module's own hooks, `log_epoch()` that no subclass overrides, what a
 hook looked up by name (`getattr(self, "on_" + event)`) does, and what an
-override does on the iterations a condition of the loop picks (`on_log()`)."""
+override does on the iterations a condition of the loop picks (`on_log()`), and
+what one does after each epoch of `EpochLoop.fit()`, whose iterations run a phase."""
 import torch
 
 
@@ -67,6 +68,23 @@ class PlainLoop:
             loss.backward()
             self.optimizer.step()
             self.report(loss)
+
+
+class EpochLoop(LoopBase):
+    """Its loop runs a phase per iteration: a hook called after it runs once per epoch."""
+
+    def train_epoch(self):
+        for batch in self.loader:
+            self.backward(self.compute_loss(batch))
+            self.step()
+
+    def on_epoch_end(self, epoch):
+        pass
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self.train_epoch()
+            self.on_epoch_end(epoch)
 
 
 class RecordingLoop(LoopBase):

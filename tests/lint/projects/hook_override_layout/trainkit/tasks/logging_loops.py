@@ -2,7 +2,7 @@
 import torch
 
 from .. import engine
-from ..engine import PlainLoop
+from ..engine import EpochLoop, PlainLoop
 
 
 class KeepsLosses(engine.LoopBase):
@@ -58,3 +58,8 @@ class SummingReport(PlainLoop):
 class PrintingReport(PlainLoop):
     def report(self, loss):
         print(f"loss {loss.item():.4f}")
+
+
+class FreesEachEpoch(EpochLoop):
+    def on_epoch_end(self, epoch):
+        torch.cuda.empty_cache()
