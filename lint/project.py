@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
-from trainlint.summaries import Call, Summary, close, may_summarize
+from trainlint.summaries import BACKWARD, LOOP, STEP, Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 CALL = ".__call__"
@@ -138,6 +138,7 @@ class Project:
         self._targets: dict[str, dict[str, tuple[str, str]]] = {}
         self._target_reads: dict[str, frozenset[str]] = {}
         self._reads: set[str] | None = None  # files whose facts the question being worked out read
+        self._locally_closed: dict[str, Mapping[str, Summary]] = {}  # see `_hook_summary`
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -288,15 +289,28 @@ class Project:
                 if file != path:
                     where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
                     loops.extend(replace(loop, where=where) for loop in summary.hook_loops)
+        resolved = {method: self._hook_summary(path, *defined.get(method, (path, "")))
+                    for method in sorted({call.method for loop in loops for call in loop.calls})}
+        # only a loop that trains for this class: others give its module nothing to judge
+        loops = [loop for loop in loops if _trains(loop, resolved)]
         if not loops:
             return {}
         found = {hook_key(cls): Summary(hook_loops=tuple(loops))}
-        for method in sorted({call.method for loop in loops for call in loop.calls}):
-            file, key = defined.get(method, (path, ""))
-            summary = self.summary(file, key) if file != path else None
-            if summary is not None:
-                found[hook_key(cls, method)] = summary
+        found.update({hook_key(cls, method): summary for method, summary in resolved.items()
+                      if summary is not None and defined[method][0] != path})
         return found
+
+    def _hook_summary(self, path: str, file: str, key: str) -> Summary | None:
+        """What the method `key` of `file` does for a subclass of `path`: closed, or,
+        for one of `path` itself, closed over its own module (enough to tell whether it
+        trains; its module closes it fully)."""
+        if not key:
+            return None
+        if file != path:
+            return self.summary(file, key)
+        if path not in self._locally_closed:
+            self._locally_closed[path] = close(self._read(path).summaries)
+        return self._locally_closed[path].get(key)
 
     def _lineage(self, path: str, cls: str) -> Iterator[tuple[str, str]]:
         """(file, class) of `cls` of `path`, then of its bases, depth first, left to right,
@@ -450,6 +464,15 @@ class Project:
             yield self._reads
         finally:
             self._reads = saved
+
+
+def _trains(loop: HookLoop, hooks: Mapping[str, Summary | None]) -> bool:
+    """`loop` back-propagates or steps, itself or through a hook that runs no loop of its
+    own (see `trainlint.analysis.hook_runs.HookRun.trains`); a hook not known tells nothing."""
+    if BACKWARD in loop.effects or STEP in loop.effects:
+        return True
+    return any(summary is not None and not summary.does(LOOP) and (summary.does(BACKWARD) or summary.does(STEP))
+               for summary in (hooks.get(call.method) for call in loop.calls))
 
 
 def member_of(module: str, name: str) -> str:
