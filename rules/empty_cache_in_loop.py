@@ -16,8 +16,8 @@ _THROUGH_HELPER = (
     "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
 )
 _IN_HOOK = (
-    "`torch.cuda.empty_cache()` runs on every iteration of {} on each step: it defeats the caching allocator "
-    "and slows training"
+    "`torch.cuda.empty_cache()` runs on every iteration of {}: it defeats the caching allocator and slows "
+    "training"
 )
 
 

@@ -115,6 +115,14 @@ def test_overrides_a_base_class_loop_runs_follow_either_module_through_the_cache
     assert cached() == cached() == before | {("callbacks.py", 25, "TL202")}
 
 
+def test_an_override_in_another_module_names_the_loop_and_its_module() -> None:
+    project = PROJECTS / "trainer_hooks_layout"
+    result = run(_files(project), select_rules(["TL201"], [], []), Config(root=project), RunOptions(jobs=1))
+    assert [(Path(f.path).name, f.line, f.message) for f in result.findings] == [("callbacks.py", 30, (
+        "`torch.cuda.empty_cache()` runs on every iteration of the loop of `Trainer.fit()` (trainer/base.py), "
+        "which calls `on_step_end()`: it defeats the caching allocator and slows training"))]
+
+
 def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through_the_cache(tmp_path: Path) -> None:
     """infer.py has nothing to summarize but a function that calls its parameter (the
     forward of the model it is handed). Once `predict` runs no model the file is no
