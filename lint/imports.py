@@ -18,7 +18,7 @@ import ast
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from trainlint.notebook import is_notebook, notebook_source
 from trainlint.project import member_of, module_bases
@@ -29,6 +29,14 @@ _GAP = r"[\s\\]"  # spaces, newlines and line continuations
 _FROM = re.compile(rf"from(?<![\w.]from){_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*import\b")
 _NAME = rf"[A-Za-z_][\w.]*(?:{_GAP}+as{_GAP}+\w+)?"
 _IMPORT = re.compile(rf"import(?<![\w.]import){_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
+# a line of code that puts a folder on the import path (see `trainlint.analysis.search_paths`),
+# not a comment or `print(sys.path)`
+_ADDS_SEARCH_PATH = re.compile(r"^[^#\n]*\bsys\.path\.(?:insert|append)\b", re.MULTILINE)
+
+
+def adds_search_path(text: str) -> bool:
+    """Whether the text may put a folder on `sys.path`."""
+    return "sys.path" in text and _ADDS_SEARCH_PATH.search(text) is not None
 
 
 def imported_modules(text: str) -> set[str]:
@@ -98,6 +106,7 @@ class ImportGraph:
         # without a torch/ folder), which spares the walk over its parts
         everything = self.files | self.members
         self._places = _folders_holding(everything) | {path[:-3] for path in everything if path.endswith(".py")}
+        self._holders: dict[str, list[str]] | None = None  # see `holders`, when first asked
 
     def reach(self, path: str, text: str) -> Reach:
         """What `path` (whose source is `text`) may import."""
@@ -122,6 +131,8 @@ class ImportGraph:
                     if folder + ".py" in self.files:
                         found.files.add(folder + ".py")
                     found.folders.add(folder)
+        if adds_search_path(text):  # it may put any folder of the project on the import path
+            found.folders.add(self.root)
         return found
 
     def add_members(self, paths: Iterable[str]) -> None:
@@ -137,6 +148,15 @@ class ImportGraph:
         if self._with_files is None:
             self._with_files = _folders_holding(self.files)
         return bool(reach.folders & self._with_files)
+
+    def holders(self, name: str) -> list[str]:
+        """The folders of the project with a module or package `name` in them: where
+        `import name` may find it once a file has put a folder on `sys.path`."""
+        if self._holders is None:
+            self._holders = {}
+            for place in sorted(self._places):
+                self._holders.setdefault(os.path.basename(place), []).append(os.path.dirname(place))
+        return self._holders.get(name, [])
 
     def imports_members(self, reach: Reach) -> bool:
         """Whether a file with this reach may call into a member: only then
@@ -165,6 +185,7 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
     seen: set[str] = set()
     expanded: set[tuple[str, frozenset[str]]] = set()
     found: list[str] = []
+    adds: dict[str, bool] = {}  # whether a candidate puts folders on `sys.path`, once read
     pending: list[tuple[str, frozenset[str] | None, int]] = [(path, None, 0) for path in requested]
     while pending:
         path, wanted, depth = pending.pop()
@@ -173,10 +194,15 @@ def imported_files(requested: Iterable[str], candidates: Iterable[str], root: st
             data = _python_of(path)
             if data is None:
                 continue
-        reach = screen.reach(path, data.decode("utf-8", errors="replace"))
-        if not any(reach.covers(absolute) for absolute in by_path):
+        text = data.decode("utf-8", errors="replace")
+        if not screen.imports_project(screen.reach(path, text)):
             continue
-        for absolute, names in _imported_paths(path, data, root, wanted):
+        imports = list(_imported_paths(path, data, root, wanted))
+        if adds_search_path(text) or any(_module_adds_search_path(absolute, adds) for absolute, _ in imports
+                                         if absolute in by_path and not absolute.endswith("__init__.py")):
+            # a folder of the project that holds the module may be on the import path
+            imports = list(_imported_paths(path, data, root, wanted, screen.holders))
+        for absolute, names in imports:
             original = by_path.get(absolute)
             if original is None or absolute in requested_paths:
                 continue
@@ -206,12 +232,23 @@ def _python_of(path: str) -> bytes | None:
     return cells.encode("utf-8") if cells is not None else None
 
 
-def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | None
+def _module_adds_search_path(path: str, adds: dict[str, bool]) -> bool:
+    """Whether the module `path` (an `_init_paths.py`) may put folders on `sys.path`."""
+    known = adds.get(path)
+    if known is None:
+        data = _python_of(path)
+        known = adds[path] = data is not None and adds_search_path(data.decode("utf-8", errors="replace"))
+    return known
+
+
+def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | None,
+                    holders: Callable[[str], list[str]] | None = None
                     ) -> Iterable[tuple[str, frozenset[str] | None]]:
     """The module files the import statements of `path` (its bytes: `data`) may name, each with the
     names imported from it. With `wanted` (a package's `__init__.py`), only the
     imports that bind those names, and star imports; imports under
-    `if TYPE_CHECKING:` never run."""
+    `if TYPE_CHECKING:` never run. `holders`: the more folders where an absolute
+    import of a module of this name is looked for."""
     try:
         tree = ast.parse(data)
     except (SyntaxError, ValueError):
@@ -233,6 +270,8 @@ def _imported_paths(path: str, data: bytes, root: str, wanted: frozenset[str] | 
             bases, parts = module_bases(here, module, root)
             if not parts:
                 continue
+            if holders is not None and not module.startswith("."):
+                bases = [*bases, *holders(parts[0])]
             for folder in bases:
                 target = os.path.join(folder, *parts)
                 yield os.path.join(target, "__init__.py"), names  # a package before a module of its name

@@ -53,6 +53,24 @@ class ProjectView:
     keep_tree: bool = False
 
 
+@dataclass(frozen=True)
+class SearchPaths:
+    """The folders a module's code puts on `sys.path`, relative to its own folder
+    (`../lib`), in the order they are looked in: `front` before the folders already
+    there (`sys.path.insert(0, p)`), `back` after them (`sys.path.append(p)`).
+    See `trainlint.analysis.search_paths`."""
+
+    front: tuple[str, ...] = ()
+    back: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, list[str]]:
+        return {"front": list(self.front), "back": list(self.back)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, list[str]]) -> SearchPaths:
+        return cls(tuple(data.get("front", ())), tuple(data.get("back", ())))
+
+
 @dataclass
 class FileFacts:
     summaries: dict[str, Summary] = field(default_factory=dict)  # open
@@ -62,6 +80,9 @@ class FileFacts:
     # class name -> the bases its methods may come from: classes of the same file (a
     # bare name) or imported ones (a qualified name, as the file's imports spell it)
     bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # folders its module-level code puts on `sys.path` (`../lib` of an `_init_paths.py`):
+    # absolute imports of it, and of the files that import it, are looked for there too
+    search_paths: SearchPaths = SearchPaths()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -70,6 +91,7 @@ class FileFacts:
             "imports": self.imports,
             "star_imports": list(self.star_imports),
             **({"bases": {name: list(bases) for name, bases in self.bases.items()}} if self.bases else {}),
+            **({"search_paths": self.search_paths.to_json()} if self.search_paths != SearchPaths() else {}),
         }
 
     @classmethod
@@ -81,6 +103,7 @@ class FileFacts:
             dict(data.get("imports", {})),  # type: ignore[call-overload]
             tuple(data.get("star_imports", ())),  # type: ignore[arg-type]
             {name: tuple(bases) for name, bases in data.get("bases", {}).items()},  # type: ignore[union-attr]
+            SearchPaths.from_json(data.get("search_paths", {})),  # type: ignore[arg-type]
         )
 
 
@@ -132,7 +155,9 @@ class Project:
         self.facts = facts
         self._by_file = {os.path.abspath(p): p for p in facts}
         self._inert = {os.path.abspath(p) for p in others} - self._by_file.keys()
-        self._candidates_of: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._candidates_of: dict[tuple[str, str, SearchPaths], list[tuple[str, str]]] = {}
+        # the folders each file's imports are also looked for in, and the files whose facts say so
+        self._search_paths_of: dict[str, tuple[SearchPaths, frozenset[str]]] = {}
         self._closed: dict[str, tuple[Mapping[str, Summary], frozenset[str]]] = {}
         # what each name a file's functions call of another module resolves to, and the facts read to know
         self._targets: dict[str, dict[str, tuple[str, str]]] = {}
@@ -246,16 +271,52 @@ class Project:
 
     def _candidates(self, path: str, qualified: str) -> list[tuple[str, str]]:
         here = os.path.dirname(os.path.abspath(path))
-        key = (here, qualified)
+        added = SearchPaths() if qualified.startswith(".") else self._search_paths(path)
+        key = (here, qualified, added)
         found = self._candidates_of.get(key)
         if found is None:
-            found = self._candidates_of[key] = list(self._find_candidates(here, qualified))
+            found = self._candidates_of[key] = list(self._find_candidates(here, qualified, added))
         return found
 
-    def _find_candidates(self, here: str, qualified: str) -> Iterable[tuple[str, str]]:
+    def _find_candidates(self, here: str, qualified: str, added: SearchPaths) -> Iterable[tuple[str, str]]:
         bases, parts = module_bases(here, qualified, self.root)
-        for base in bases:
+        for base in dict.fromkeys((*added.front, *bases, *added.back)):  # where a folder is first, Python finds it
             yield from self._split(base, parts)
+
+    def _search_paths(self, path: str) -> SearchPaths:
+        """The folders (absolute) that `path` and the modules of the project it imports
+        by their plain name (`import _init_paths`) put on `sys.path`."""
+        if path not in self.facts:
+            return SearchPaths()
+        kept = self._search_paths_of.get(path)
+        if kept is None:
+            with self._recording() as reads:
+                kept = self._search_paths_of[path] = (self._find_search_paths(path), frozenset(reads))
+        self._note(kept[1])
+        return kept[0]
+
+    def _find_search_paths(self, path: str) -> SearchPaths:
+        """The imported modules run first (their import sits above the script's own
+        `sys.path` calls), in the order of their names: a later one's `insert(0, p)`
+        lands before an earlier one's."""
+        here = os.path.dirname(os.path.abspath(path))
+        facts = self._read(path)
+        front: list[str] = []
+        back: list[str] = []
+        for module in sorted(set(facts.imports.values())):
+            imported = self._module_file(here, module) if "." not in module else None
+            if imported is not None:
+                _add_search_paths(front, back, imported, self._read(imported).search_paths)
+        _add_search_paths(front, back, path, facts.search_paths)
+        return SearchPaths(tuple(front), tuple(back))
+
+    def _module_file(self, here: str, module: str) -> str | None:
+        """The project's file of the top-level module `module`, imported from `here`."""
+        for base in module_bases(here, module, self.root)[0]:
+            known = self._by_file.get(os.path.join(base, module + ".py"))
+            if known is not None:
+                return known
+        return None
 
     def _split(self, base: str, parts: list[str]) -> Iterable[tuple[str, str]]:
         """Each (module file, attribute path) reading of `parts` under `base`,
@@ -480,6 +541,13 @@ def member_of(module: str, name: str) -> str:
     it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
     sibling, not `..utils`, which is a module of the parent package)."""
     return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def _add_search_paths(front: list[str], back: list[str], path: str, added: SearchPaths) -> None:
+    """Add the folders the module `path` puts on `sys.path`, absolute, to those put there before."""
+    there = os.path.dirname(os.path.abspath(path))
+    front[:0] = [os.path.normpath(os.path.join(there, folder)) for folder in added.front]
+    back += [os.path.normpath(os.path.join(there, folder)) for folder in added.back]
 
 
 def module_bases(here: str, dotted: str, root: str) -> tuple[list[str], list[str]]:

@@ -43,6 +43,9 @@ GRAPH = "graph"  # a tensor the function back-propagated
 DISTRIBUTED_LOADER = "distributed_loader"  # a DataLoader on a `DistributedSampler` it builds
 UNPINNED_LOADER = "unpinned_loader"  # a DataLoader it builds without `pin_memory=True`
 _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
+# the key of what running a module does, beside its functions' (`Summary.patches`): a file
+# that imports the module "calls" `<module name>.<module>` (see `runtime_patches`)
+MODULE_RUN = "<module>"
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -72,7 +75,7 @@ _TRIGGERS = {
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": ".scale(", "plain_steps": "schedule",
     "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_",
-    "returns_float16": "autocast", "returns_grad_scaler": "GradScaler",
+    "returns_float16": "autocast", "returns_grad_scaler": "GradScaler", "copies_non_blocking": "non_blocking",
 }
 
 
@@ -316,6 +319,13 @@ class Summary:
     # ("#0",)); "loss" for a keyword): where that class is a named tuple (`fields`), the
     # items of what it returns that hold the graph, once closed
     returns_fielded: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # params whose batches a loop of its own copies with `non_blocking=True` (`def
+    # train_one_epoch(model, loader): for x in loader: x.cuda(non_blocking=True)`): a
+    # caller handing it a loader built without `pin_memory=True` gets no asynchronous copy
+    copies_non_blocking: frozenset[str] = frozenset()
+    # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
+    # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
+    patches: frozenset[str] = frozenset()
     # a method's loops that call hooks of its instance (`self.backward(loss)`): what a subclass
     # overriding them runs in (see `trainlint.hooks`)
     hook_loops: tuple[HookLoop, ...] = ()
@@ -416,6 +426,8 @@ class Summary:
             **({"fields": list(self.fields)} if self.fields else {}),
             **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
                if self.returns_fielded else {}),
+            **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
+            **({"patches": sorted(self.patches)} if self.patches else {}),
             **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
         }
 
@@ -480,6 +492,8 @@ class Summary:
             fields=tuple(data.get("fields", ())),  # type: ignore[arg-type]
             returns_fielded=tuple((callee, tuple(items))
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
+            copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
+            patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
             hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
         )
 
@@ -990,6 +1004,8 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
             words.add(_TRIGGERS["returns_float16"])
         if summary.forwards or summary.evaluated_forwards:
             words.add(_TRIGGERS[EVAL])
+        if summary.copies_non_blocking:
+            words.add(_TRIGGERS["copies_non_blocking"])
         if summary.hook_loops:  # a loop of a base class handing the overrides its losses
             words.add(_TRIGGERS[BACKWARD])
         if summary.returns_kind or any(summary.item_kind(item) for item, _ in summary.returned_items):

@@ -9,6 +9,7 @@ from trainlint.analysis import names
 from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
 from trainlint.analysis.literals import is_docstring, string_value
 from trainlint.analysis.partials import partial_parts
+from trainlint.analysis.runtime_patches import TARGET_HOLDERS, patched_by_imports, torch_names_patched
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
 from trainlint.analysis.training import ancestors_within, opposite_branches
@@ -50,7 +51,6 @@ DEPRECATED: dict[str, _Replacement] = {
     "torch.cuda.amp.custom_bwd": _Replacement("cuda", "custom_bwd", True),
 }
 _TYPE_CHECKS = ("isinstance", "issubclass")
-_ATTRIBUTE_SETTERS = ("setattr", "delattr", "builtins.setattr", "builtins.delattr")
 _TYPE_ASSERTIONS = ("assertIsInstance", "assertNotIsInstance")  # unittest's, `self.assertIsInstance(s, cls)`
 # replacements that are classes: the new object is no instance of the deprecated one
 _CLASSES = ("autocast", "GradScaler")
@@ -128,11 +128,13 @@ class DeprecatedAmpApi(Rule):
       (`isinstance(s, torch.cuda.amp.GradScaler)`, `type(s) is ...`, a base
       class, an annotation, a variable holding the class, an attribute of
       it): the new object is no instance of the deprecated class;
-    - the file replaces the old API, the new one or a module holding
+    - the file, or a module of the project it imports (`import
+      ports.npu`), replaces the old API, the new one or a module holding
       them at run time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast =
       npu_autocast`, `setattr(torch.cuda.amp, "GradScaler", ...)`, a
       port to another device): the old spelling calls the replacement,
-      the new one would not;
+      the new one would not (a module imported only by another file, or
+      through a module it imports, is not seen);
     - the call unpacks arguments (`*args`, `**kwargs`), names a device
       already, or passes autocast more than its three positional arguments;
     - the API is a bare decorator that builds an object (`@autocast`);
@@ -710,7 +712,7 @@ class DeprecatedAmpApi(Rule):
         super().__init__(ctx)
         self._only_torch: dict[str, bool] = {}  # name -> bound by nothing but imports of torch
         self._classes_beyond_calls: set[str] | None = None
-        self._patched_names: set[str] | None = None  # see `_patched`
+        self._patched_names: frozenset[str] | None = None  # see `_patched`
 
     def visit_Name(self, node: cst.Name) -> None:
         self._check(node)
@@ -1067,25 +1069,8 @@ class DeprecatedAmpApi(Rule):
         the patch, the new one would not (or would call a patch that takes the
         old arguments)."""
         if self._patched_names is None:
-            self._patched_names = self._names_assigned_at_run_time()
+            self._patched_names = torch_names_patched(self.ctx, self.ctx.qualified_name) | patched_by_imports(self.ctx.external)
         return any(qualified == name or qualified.startswith(name + ".") for name in self._patched_names)
-
-    def _names_assigned_at_run_time(self) -> set[str]:
-        """The qualified names of torch's attributes the file assigns or deletes
-        (targets of `=`, `+=`, annotated `=` and `del`), and of the objects it
-        hands `setattr` or `delattr`."""
-        ctx = self.ctx
-        found: set[str] = set()
-        for node in ctx.nodes_of(cst.Attribute):
-            parent = ctx.parent(node)
-            if type(parent) in _TARGET_HOLDERS and parent.target is node:  # type: ignore[union-attr]
-                found.add(ctx.qualified_name(node) or "")  # type: ignore[arg-type]
-        for call in ctx.nodes_of(cst.Call):
-            func = call.func  # type: ignore[attr-defined]
-            # a builtin the file does not rebind has no qualified name
-            if (ctx.qualified_name(func) or dotted_name(func)) in _ATTRIBUTE_SETTERS and call.args:  # type: ignore[attr-defined]
-                found.add(ctx.qualified_name(call.args[0].value) or "")  # type: ignore[attr-defined]
-        return {name for name in found if name.startswith("torch.")}
 
     def _classes_used_beyond_calls(self) -> set[str]:
         """The deprecated classes the file refers to other than by calling them
@@ -1203,7 +1188,6 @@ def _with_commas(args: list[cst.Arg], original: Sequence[cst.Arg]) -> list[cst.A
 
 
 _IMPORT_PARTS = frozenset({cst.Import, cst.ImportFrom, cst.ImportAlias, cst.AsName})
-_TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del})
 _NAMED_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
 
 
@@ -1218,7 +1202,7 @@ def _is_reference(node: cst.Name | cst.Attribute, parent: cst.CSTNode | None) ->
         return False
     if kind is cst.Arg:
         return parent.keyword is not node  # type: ignore[union-attr]
-    if kind in _TARGET_HOLDERS:
+    if kind in TARGET_HOLDERS:
         return parent.target is not node  # type: ignore[union-attr]
     if kind in _NAMED_DEFINITIONS:
         return parent.name is not node  # type: ignore[union-attr]

@@ -115,7 +115,11 @@ class LossAccumulatedWithGraph(Rule):
     [loss]` where `losses` is known to be a list, set to one written out or
     `list()`; not an `extend` of a list whose elements are not written out,
     `losses.extend(batch_losses)`, nor `arr = arr + [loss]` of an array,
-    which adds the loss to its elements) that outlives the loop iteration, without
+    which adds the loss to its elements; `losses = [*losses, loss]`, whatever
+    `losses` was; `seen.add(loss)` where `seen` is known to be a set, set to
+    `set()` or one written out, not `meter.add(loss)` of another object; a
+    list kept in a dict, `history.setdefault("train", []).append(loss)`)
+    that outlives the loop iteration, without
     `.item()`, `.detach()` or `float()`. A value counts as a loss tensor when
     it is back-propagated in the same function (`loss.backward()`,
     `scaler.scale(loss).backward()`, apex's `with amp.scale_loss(loss,
@@ -224,8 +228,11 @@ class LossAccumulatedWithGraph(Rule):
     iterations, and neither does a meter built anew on every iteration. A total
     kept in a dict under a constant key is flagged as a variable is
     (`meters["loss"] += loss`, `logs["loss"] = logs.get("loss", 0.0) + loss`),
-    without a fix; one under a key that is not a constant (`meters[name] +=
-    loss`), meters of installed libraries, objects whose class cannot be told,
+    without a fix, and so is one under a key a variable holds, as written
+    (`meters[name] += loss`, reset by `meters[name] = 0.0` with `name` not
+    bound anew between that reset and the add, or by emptying `meters`); one
+    under a key computed otherwise (`meters[f"{name}_loss"]`),
+    meters of installed libraries, objects whose class cannot be told,
     and an accumulation outside any loop that no loop of the file calls (a
     Lightning `training_step` appending to `self.outputs`) is not flagged.
     An attribute of `self` accumulated in a method outside any loop of its own
@@ -251,9 +258,10 @@ class LossAccumulatedWithGraph(Rule):
     `with torch.no_grad(): outputs = model(x)`). A value
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
-    nothing across iterations, nor does a list emptied on every iteration
-    (`losses.clear()`, `del losses[:]`, also in a method that every
-    iteration calls, on every run of it); one reset only under a condition
+    nothing across iterations (also as a part of a tuple: `losses, n = [],
+    0`), nor does a list emptied on every iteration (`losses.clear()`, `del
+    losses[:]`, also in a method that every iteration calls, on every run of
+    it); one reset only under a condition
     (`if step % 100 == 0: total = 0`, also a reset method called there)
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
@@ -1695,6 +1703,73 @@ class LossAccumulatedWithGraph(Rule):
         "            seen.clear()\n"
         "            continue\n"
         "        losses.clear()\n",
+        # a list rebuilt with the loss unpacked beside its old elements, a list kept in a dict
+        # through `setdefault` (no fix: the list is stored in a display, the dict's item
+        # is read by whatever reads the dict)
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    recent, history = [], {}\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent = [*recent, loss]  # expect: TL202\n"
+        "        history.setdefault(\"train\", []).append(loss)  # expect: TL202\n"
+        "    print(len(recent), len(history))\n",
+        # a tuple rebuilt with the loss beside a window of the old one, a set the losses are
+        # added to: their fix detaches the element
+        Example(
+            "import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    window, seen = (), set()\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        window = (loss, *window[:99])  # expect: TL202\n"
+            "        seen.add(loss)  # expect: TL202\n"
+            "    print(len(window), len(seen))\n",
+            fixed="import torch.nn.functional as F\n"
+            "def train(model, loader, opt):\n"
+            "    window, seen = (), set()\n"
+            "    for x, y in loader:\n"
+            "        loss = F.cross_entropy(model(x), y)\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        window = (loss.detach(), *window[:99])  # expect: TL202\n"
+            "        seen.add(loss.detach())  # expect: TL202\n"
+            "    print(len(window), len(seen))\n",
+        ),
+        # a total and a list kept in a dict under the key a variable holds
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, names):\n"
+        "    totals, history = {n: 0.0 for n in names}, {}\n"
+        "    for x, y, name in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        totals[name] += loss  # expect: TL202\n"
+        "        history.setdefault(name, []).append(loss)  # expect: TL202\n"
+        "    print(totals, len(history))\n",
+        # an item set anew under one key, then added to under another: `key` is bound anew
+        # between the reset and the add, so the item kept across iterations grows
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, keys):\n"
+        "    totals = {}\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        key = keys[i]\n"
+        "        totals[key] = 0.0\n"
+        "        key = \"other\"\n"
+        "        totals[key] += loss  # expect: TL202\n"
+        "    print(totals)\n",
         # an override that a base class's loop runs (its line is reported)
         'import torch.nn.functional as F\n'
         'class Trainer:\n'
@@ -2960,6 +3035,66 @@ class LossAccumulatedWithGraph(Rule):
         "        window.append(loss)\n"
         "        window = [l if isinstance(l, float) else l.item() for l in window[-100:]]\n"
         "        print(recent, window)\n",
+        # the same forms given numbers or detached tensors, set anew on every iteration, or
+        # made within one iteration; `add` of an object that is no set is not read
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, meter):\n"
+        "    recent, seen, history, kept, unique = [], set(), {}, [], set()\n"
+        "    for x, y in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        recent = [*recent, loss.item()]\n"
+        "        seen.add(loss.detach())\n"
+        "        history.setdefault(\"train\", []).append(float(loss))\n"
+        "        meter.add(loss)\n"
+        "        kept = [*kept, loss]\n"
+        "        unique.add(loss)\n"
+        "        step, parts, logs = [], set(), {}\n"
+        "        step = [*step, loss]\n"
+        "        parts.add(loss)\n"
+        "        logs.setdefault(\"train\", []).append(loss)\n"
+        "        print(len(kept), len(unique), len(step), len(parts), len(logs))\n"
+        "        kept = []\n"
+        "        unique.clear()\n"
+        "    return recent, seen, history\n",
+        # the same under a variable key: numbers, set anew for the key before it is added to,
+        # a dict made anew on every iteration
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    totals, history, kept = {}, {}, {}\n"
+        "    for x, y, name in loader:\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        kept[name] = kept.get(name, 0.0) + loss.item()\n"
+        "        totals[name] = 0.0\n"
+        "        totals[name] += loss\n"
+        "        history[name] = []\n"
+        "        history.setdefault(name, []).append(loss)\n"
+        "        step = {}\n"
+        "        step[name] = step.get(name, 0.0) + loss\n"
+        "        print(totals, len(history), step)\n"
+        "    return kept\n",
+        # the key bound anew before the reset, not between it and the add; and an item
+        # reset after the add under the same key, before the loop's next key
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt, keys):\n"
+        "    totals, window = {}, {}\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        loss = F.cross_entropy(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        key = keys[i]\n"
+        "        key = \"other\" if key is None else key\n"
+        "        totals[key] = 0.0\n"
+        "        totals[key] += loss\n"
+        "        window[key] = window.get(key, 0.0) + loss\n"
+        "        print(totals, window)\n"
+        "        window[key] = 0.0\n",
         # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
         'import torch.nn.functional as F\n'
         'class Trainer:\n'
@@ -2991,6 +3126,7 @@ class LossAccumulatedWithGraph(Rule):
         # what adds elements to a list (`losses.append(loss)`, `losses += [loss]`): its fix detaches
         self._stored: set[cst.CSTNode] = set()
         self._run_each_iteration: dict[cst.CSTNode, set[cst.FunctionDef]] = {}  # see `_always_run`
+        self._kinds: dict[tuple[cst.CSTNode | None, str], str | None] = {}  # see `_variable_kind`
         # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
         # the items, as `_item_read` writes them
         self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
@@ -3157,7 +3293,8 @@ class LossAccumulatedWithGraph(Rule):
     def _accumulator_of(self, node: cst.CSTNode) -> str | None:
         """What `node` accumulates into (see `_accumulated_into`); for a call of a function
         of the project that stores what it is given, what it keeps it in (see `_kept_in`)."""
-        into = _accumulated_into(node)
+        stored = self._stored_elements(node)
+        into = _accumulator_name(stored[0]) if stored is not None else _accumulated_into(node)
         summary = self._accumulating(node) if into is None else None
         return self._kept_in(node, summary) if summary is not None else into  # type: ignore[arg-type]
 
@@ -3197,8 +3334,8 @@ class LossAccumulatedWithGraph(Rule):
         if kind is cst.AugAssign:
             return type(node.operator) in (cst.AddAssign, cst.SubtractAssign)  # type: ignore[attr-defined]
         if kind is cst.Assign:
-            return _added_to_itself(node) is not None  # type: ignore[arg-type]
-        return (stored_elements(node) is not None or _added_in_place(node) is not None
+            return _adds_to_itself(node)
+        return (self._stored_elements(node) is not None or _added_in_place(node) is not None
                 or self._accumulating(node) is not None)
 
     # -- flow ------------------------------------------------------------------
@@ -3206,7 +3343,7 @@ class LossAccumulatedWithGraph(Rule):
         """Every node `_transfer` can react to."""
         if type(node) in (cst.Assign, cst.AugAssign) or method_call(node, "backward", *_IN_PLACE) is not None:
             return True
-        if stored_elements(node) is not None:
+        if self._stored_elements(node) is not None:
             return True
         return self._accumulating(node) is not None or (type(node) is cst.Call and bool(self._given_to_backward(node)))  # type: ignore[arg-type]
 
@@ -3222,7 +3359,7 @@ class LossAccumulatedWithGraph(Rule):
                     if node not in self._spent:
                         self._spent.append(node)
                     facts = facts | {f"{_SPENT}{spent}@{self._spent.index(node)}"}
-            stored = stored_elements(node)
+            stored = self._stored_elements(node)
             if stored is not None:
                 self._check_elements(node, stored[0], stored[1], facts)
                 facts = self._appended(facts, *stored)
@@ -3236,8 +3373,11 @@ class LossAccumulatedWithGraph(Rule):
                 self._check_added(node, node.target, node.value, facts)
         elif type(node) is cst.Assign:
             added = _added_to_itself(node)
+            spread = _spread_with_itself(node)
             if added is not None:
                 self._check_added(node, node.targets[0].target, added, facts)
+            elif spread:
+                self._check_elements(node, node.targets[0].target, spread, facts)
             facts = self._assign(facts, node)
         return facts
 
@@ -3247,7 +3387,7 @@ class LossAccumulatedWithGraph(Rule):
         # name is back-propagated as elsewhere in the function
         no_graph = grad_mode_at(self.ctx, node) == "off" or _NO_GRAD + (_root_name(node.value) or "") in facts
         before = facts  # every value is read before any name is bound (`a, b = b, a`)
-        added_to = _accumulator_name(node.targets[0].target) if _added_to_itself(node) is not None else None
+        added_to = _accumulator_name(node.targets[0].target) if _adds_to_itself(node) else None
         # the items a step function returns with the graph of its backward: `loss, acc =
         # train_step(batch)`, or `out = train_step(batch)` read as `out["loss"]` (`out.loss`
         # of a named tuple)
@@ -3384,41 +3524,45 @@ class LossAccumulatedWithGraph(Rule):
 
     def _grows_sequence(self, node: cst.CSTNode, accumulator: cst.BaseExpression, added: cst.BaseExpression) -> bool:
         """`node` adds `added`, a list or tuple written out, to an accumulator known to be
-        a list (tuple) it grows: every other assignment of the variable in its function
-        (of an attribute of `self`, in its class) gives one written out or built by
-        `list()` (`tuple()`); by `+`, a list grows only by a list, a tuple by a tuple.
-        Anything else is not judged: an array or a tensor (`arr = np.zeros(1)`, then
-        `arr = arr + [loss]`) adds the loss to its elements or fails, and a parameter
-        may be either."""
-        name = _accumulator_name(accumulator)
-        if name is None or "[" in name or type(node) not in (cst.AugAssign, cst.Assign):
+        a list (tuple) it grows (see `_variable_kind`); by `+`, a list grows only by a list, a
+        tuple by a tuple. Anything else is not judged: an array or a tensor (`arr =
+        np.zeros(1)`, then `arr = arr + [loss]`) adds the loss to its elements or fails, and a
+        parameter may be either."""
+        if type(node) not in (cst.AugAssign, cst.Assign):
             return False
-        if name.startswith("self."):
-            cls = next((a for a in self.ctx.ancestors(node) if type(a) is cst.ClassDef), None)
-            nodes: Sequence[cst.CSTNode] = self.ctx.subtree(cls) if cls is not None else ()
-        elif own_variable(self.ctx, node, name):
-            nodes = self.ctx.own_nodes(self.ctx.enclosing_function(node) or self.ctx.module)
-        else:
-            return False
-        kinds: set[str | None] = set()
-        for other in nodes:
-            if name in _bound_names(_loop_or_with_target(other)):
-                return False  # bound to what a loop, a `with` or `:=` gives
-            if type(other) not in (cst.Assign, cst.AnnAssign) or other.value is None:  # type: ignore[attr-defined]
-                continue
-            targets = assignment_targets(other)
-            for target in targets:
-                for bound, part in assigned_parts(target, other.value):  # type: ignore[attr-defined]
-                    if name not in _bound_names(bound):
-                        continue
-                    if part is None:
-                        return False  # unpacked from a call's result
-                    if not _keeps_elements(part, name):  # `xs = xs + [x]`, `xs = xs[-100:]`: still one
-                        kinds.add(_sequence_kind(part))
-        kind = kinds.pop() if len(kinds) == 1 else None
-        if kind is None:
+        kind = self._variable_kind(node, accumulator)
+        if kind not in ("list", "tuple"):
             return False
         return _sequence_kind(added) == kind or (kind == "list" and type(node) is cst.AugAssign)
+
+    def _variable_kind(self, node: cst.CSTNode, accumulator: cst.BaseExpression) -> str | None:
+        """"list", "tuple" or "set" for an accumulator read at `node` whose every other
+        assignment in its function (of an attribute of `self`, in its class) gives one
+        written out or built by `list()` (`tuple()`, `set()`); None for anything else: a
+        parameter, a name bound by a loop, a `with`, `:=` or unpacking, assignments of
+        several kinds."""
+        name = _accumulator_name(accumulator)
+        if name is None or "[" in name:
+            return None
+        if name.startswith("self."):
+            where = next((a for a in self.ctx.ancestors(node) if type(a) is cst.ClassDef), None)
+        elif own_variable(self.ctx, node, name):
+            where = self.ctx.enclosing_function(node) or self.ctx.module
+        else:
+            return None
+        if (where, name) not in self._kinds:
+            self._kinds[(where, name)] = _kind_assigned(self.ctx, where, name)
+        return self._kinds[(where, name)]
+
+    def _stored_elements(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, list[cst.BaseExpression]] | None:
+        """What `stored_elements` reads, and the element added to a set known to be one
+        (`seen.add(loss)` of a `seen = set()`; `meter.add(loss)` of any other object is
+        not read)."""
+        stored = stored_elements(node)
+        receiver = method_call(node, "add") if stored is None else None
+        if receiver is None or len(node.args) != 1 or node.args[0].keyword or node.args[0].star:  # type: ignore[attr-defined]
+            return stored
+        return (receiver, [node.args[0].value]) if self._variable_kind(node, receiver) == "set" else None  # type: ignore[attr-defined]
 
     def _check_elements(self, node: cst.CSTNode, accumulator: cst.BaseExpression,
                         elements: list[cst.BaseExpression], facts: Facts) -> None:
@@ -3600,6 +3744,8 @@ class LossAccumulatedWithGraph(Rule):
             if statement is None:
                 continue
             if function is own:
+                if self._key_moved(inner, at, accumulator):
+                    continue
                 if self._every_iteration(statement, loop) or self._runs_before(statement, at, loop):
                     return True
             elif (not any(a is loop for a in self.ctx.ancestors(inner))
@@ -3607,6 +3753,15 @@ class LossAccumulatedWithGraph(Rule):
                   and not skipped_before(self.ctx, statement, function)):  # type: ignore[arg-type]
                 return True  # in a method every iteration runs, on every run of it
         return False
+
+    def _key_moved(self, reset: cst.CSTNode, at: cst.CSTNode, accumulator: str) -> bool:
+        """`reset` sets an item under a key a variable holds (`totals[key] = 0.0`) and that
+        variable is bound anew between it and `at` (`key = "other"`): another item is set."""
+        key = _variable_key(accumulator)
+        if key is None or _resets(reset, _base(accumulator)):
+            return False
+        first, last = sorted((reset, at), key=self.ctx.order_index)
+        return self._rebound_between(key, first, last)
 
     def _always_run(self, loop: cst.For | cst.While) -> set[cst.FunctionDef]:
         """The functions of the file (methods of its classes too) that every iteration
@@ -3895,11 +4050,16 @@ def _graph_names(expr: cst.BaseExpression, facts: Facts) -> frozenset[cst.Name]:
 def _sets(node: cst.Assign | cst.AnnAssign, accumulator: str) -> bool:
     """`node` sets the accumulator anew (`total = 0`, `self.meters = {}` for
     `self.meters["loss"]`), not adds to it, nor keeps elements of it (`recent =
-    recent[-100:]`: a window of the last graphs)."""
-    targets = assignment_targets(node)
-    return (any(_accumulator_name(t) == accumulator or dotted_name(t) == _base(accumulator) for t in targets)
-            and not _adds_to_itself(node) and node.value is not None  # `losses: list` sets nothing
-            and not _keeps_elements(node.value, accumulator) and not _alias(node.value))
+    recent[-100:]`: a window of the last graphs), also as a part of a tuple assigned
+    (`losses, n = [], 0`)."""
+    if node.value is None or _adds_to_itself(node):  # `losses: list` sets nothing
+        return False
+    for target in assignment_targets(node):
+        unpacked = type(target) in (cst.Tuple, cst.List)
+        for bound, part in assigned_parts(target, node.value) if unpacked else [(target, node.value)]:
+            if _accumulator_name(bound) == accumulator or dotted_name(bound) == _base(accumulator):
+                return part is not None and not _keeps_elements(part, accumulator) and not _alias(part)
+    return False
 
 
 def _alias(value: cst.BaseExpression) -> bool:
@@ -3925,6 +4085,9 @@ def _keeps_elements(value: cst.BaseExpression, accumulator: str) -> bool:
         return _rebuilt_of_elements(value, accumulator)  # type: ignore[arg-type]
     if type(value) is cst.BooleanOperation or (type(value) is cst.BinaryOperation and type(value.operator) is cst.Add):
         return _keeps_elements(value.left, accumulator) or _keeps_elements(value.right, accumulator)
+    if type(value) in (cst.List, cst.Tuple, cst.Set):  # `[*recent[-99:], loss]`
+        return any(type(e) is cst.StarredElement and _keeps_elements(e.value, accumulator)
+                   for e in value.elements)  # type: ignore[attr-defined]
     return False
 
 
@@ -4000,14 +4163,40 @@ def _loop_or_with_target(node: cst.CSTNode) -> cst.BaseExpression:
 
 
 def _sequence_kind(value: cst.BaseExpression) -> str | None:
-    """"list" or "tuple" for one written out or built by `list()` / `tuple()`
-    (`[]`, `[x for x in xs]`, `()`, `list()`), else None."""
+    """"list", "tuple" or "set" for one written out or built by `list()` / `tuple()` /
+    `set()` (`[]`, `[x for x in xs]`, `()`, `list()`, `{x}`), else None."""
     if type(value) in (cst.List, cst.ListComp):
         return "list"
     if type(value) is cst.Tuple:
         return "tuple"
+    if type(value) in (cst.Set, cst.SetComp):
+        return "set"
     called = dotted_name(value.func) if type(value) is cst.Call else None
-    return called if called in ("list", "tuple") else None
+    return called if called in ("list", "tuple", "set") else None
+
+
+def _kind_assigned(ctx: FileContext, where: cst.CSTNode | None, name: str) -> str | None:
+    """The one kind (see `_sequence_kind`) every assignment of `name` in `where` (a
+    function, the module, a class) gives it, leaving aside those that keep its elements
+    (`xs = xs + [x]`, `xs = xs[-100:]`); None when any gives another, or binds it by a loop,
+    a `with`, `:=` or unpacking a call's result."""
+    nodes: Sequence[cst.CSTNode] = () if where is None else \
+        ctx.subtree(where) if type(where) is cst.ClassDef else ctx.own_nodes(where)
+    kinds: set[str | None] = set()
+    for other in nodes:
+        if name in _bound_names(_loop_or_with_target(other)):
+            return None  # bound to what a loop, a `with` or `:=` gives
+        if type(other) not in (cst.Assign, cst.AnnAssign) or other.value is None:  # type: ignore[attr-defined]
+            continue
+        for target in assignment_targets(other):
+            for bound, part in assigned_parts(target, other.value):  # type: ignore[attr-defined]
+                if name not in _bound_names(bound):
+                    continue
+                if part is None:
+                    return None  # unpacked from a call's result
+                if not _keeps_elements(part, name):  # `xs = xs + [x]`, `xs = xs[-100:]`: still one
+                    kinds.add(_sequence_kind(part))
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 # calls that copy a list's elements as they are
@@ -4070,18 +4259,14 @@ def _unconditional(ctx: FileContext, node: cst.CSTNode) -> bool:
 
 def _accumulated_into(node: cst.CSTNode) -> str | None:
     """The accumulator of what `_may_accumulate` accepts but a helper's call (see
-    `_kept_in`): `total` of `total += x`, `total = total + x` and `total.add_(x)`,
-    `losses` of `losses.append(x)` (`losses.extend([x])`, `losses.insert(0, x)`)."""
+    `_kept_in`) and what stores elements (see `_stored_elements`): `total` of `total += x`,
+    `total = total + x` and `total.add_(x)`."""
     if type(node) is cst.AugAssign:
         return _accumulator_name(node.target)
     if type(node) is cst.Assign:
         return _accumulator_name(node.targets[0].target)
-    if type(node) is cst.Call and type(node.func) is cst.Attribute:
-        stored = stored_elements(node)
-        if stored is not None:
-            return _accumulator_name(stored[0])
-        if _added_in_place(node) is not None:
-            return _accumulator_name(node.func.value)
+    if _added_in_place(node) is not None:
+        return _accumulator_name(node.func.value)  # type: ignore[attr-defined]
     return None
 
 
@@ -4100,8 +4285,23 @@ def _added_in_place(node: cst.CSTNode) -> cst.BaseExpression | None:
 
 
 def _adds_to_itself(node: cst.CSTNode) -> bool:
-    """`total = total + x`: an accumulation, not a reset."""
-    return type(node) is cst.Assign and _added_to_itself(node) is not None
+    """`total = total + x`, `losses = [*losses, x]`: an accumulation, not a reset."""
+    return type(node) is cst.Assign and (_added_to_itself(node) is not None or _spread_with_itself(node) is not None)
+
+
+def _spread_with_itself(node: cst.Assign) -> list[cst.BaseExpression] | None:
+    """The elements `node` writes beside the accumulator it assigns, unpacked into a new
+    list or tuple: `x` of `losses = [*losses, x]`, `losses = (x, *losses[-99:])`. The new
+    list keeps every element of the old one (whatever it was: a tensor unpacks into its
+    rows) and these too."""
+    if len(node.targets) != 1 or type(node.value) not in (cst.List, cst.Tuple):
+        return None
+    name = _accumulator_name(node.targets[0].target)
+    elements = node.value.elements  # type: ignore[attr-defined]
+    spread = [e for e in elements if type(e) is cst.StarredElement]
+    if name is None or len(spread) != 1 or not _keeps_elements(spread[0].value, name):
+        return None
+    return [e.value for e in elements if type(e) is not cst.StarredElement]
 
 
 def _next_iteration(facts: Facts) -> Facts:
@@ -4159,8 +4359,7 @@ def _read_name(term: cst.BaseExpression) -> str | None:
     reads `logs["loss"]`."""
     if (type(term) is cst.Call and type(term.func) is cst.Attribute and term.func.attr.value == "get"
             and 1 <= len(term.args) <= 2 and not any(arg.keyword or arg.star for arg in term.args)):
-        base, key = dotted_name(term.func.value), _key_text(term.args[0].value)
-        return f"{base}[{key}]" if base is not None and key is not None else None
+        return _item_name(term.func.value, term.args[0].value)
     return _accumulator_name(term)
 
 
@@ -4170,12 +4369,27 @@ def _arms(value: cst.BaseExpression) -> set[str]:
 
 
 def _accumulator_name(expr: cst.BaseExpression) -> str | None:
-    """`losses` or `self.losses`, or an item of one at a constant key
-    (`history["train_loss"]`, a Keras-style history of lists)."""
+    """`losses` or `self.losses`, or an item of one (see `_item_name`:
+    `history["train_loss"]`, a Keras-style history of lists, `meters[name]`), also as
+    `setdefault` gives it (`history.setdefault("train_loss", [])`)."""
     if type(expr) is cst.Subscript and len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
-        base, key = dotted_name(expr.value), _key_text(expr.slice[0].slice.value)
-        return f"{base}[{key}]" if base is not None and key is not None else None
+        return _item_name(expr.value, expr.slice[0].slice.value)
+    if method_call(expr, "setdefault") is not None and len(expr.args) == 2 \
+            and not any(arg.keyword or arg.star for arg in expr.args):  # type: ignore[attr-defined]
+        return _item_name(expr.func.value, expr.args[0].value)  # type: ignore[attr-defined]
     return dotted_name(expr)
+
+
+def _item_name(container: cst.BaseExpression, key: cst.BaseExpression) -> str | None:
+    """The accumulator kept in `container` under `key`: a constant (`history["loss"]`,
+    whatever its quotes), or a variable, as written (`meters[name]`: the item whose key
+    the variable holds where it is read; a reset of it is `meters[name] = 0.0` with `name`
+    not bound anew before the add (see `_key_moved`), or of the whole container); None for any other key (`meters[f"{name}_loss"]`)."""
+    base = dotted_name(container)
+    text = _key_text(key)
+    if text is None and type(key) is cst.Name and key.value not in ("None", "True", "False"):
+        text = key.value
+    return f"{base}[{text}]" if base is not None and text is not None else None
 
 
 def _item_fact(base: str, item: str) -> str:
@@ -4246,6 +4460,13 @@ def _key_text(key: cst.BaseExpression) -> str | None:
         return key.value
     value = string_value(key)
     return repr(value) if value is not None else None
+
+
+def _variable_key(accumulator: str) -> str | None:
+    """The variable whose value is the key of the item `accumulator` names: `name` of
+    `meters[name]` (see `_item_name`); None for a constant key or no item."""
+    base, bracket, key = accumulator.partition("[")
+    return key[:-1] if bracket and key.endswith("]") and key[:-1].isidentifier() else None
 
 
 def _base(accumulator: str) -> str:

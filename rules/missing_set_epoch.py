@@ -153,7 +153,15 @@ class MissingSetEpoch(Rule):
     `self.evaluate(self.val_loader, epoch)`, the object it is called on given
     to its first parameter unless it is a staticmethod), nor of an attribute of
     the object set only to loaders on samplers of their own
-    (`self.aux_loader.sampler` beside `self.train_loader`). A sampler kept in a dict
+    (`self.aux_loader.sampler` beside `self.train_loader`), nor on
+    `self.sampler` of another class of the file that builds its own sampler
+    there: only a class, its bases and the classes that derive from it (also
+    through a class deriving from both) share an object's attributes (one
+    handed its sampler, `self.sampler = sampler`, may be given this one, and so
+    may one whose attribute the file writes on another object,
+    `evaluator.sampler = trainer.sampler`, or one whose method it calls on the
+    class, `Evaluator.run(self, model, epoch)`). A
+    sampler kept in a dict
     (`samplers = {x: DistributedSampler(ds[x]) for x in ["train", "val"]}`)
     is followed to the dict and to the loaders built from its items
     (`sampler=samplers[x]`); a `set_epoch` on one of its items
@@ -692,6 +700,48 @@ class MissingSetEpoch(Rule):
         "            opt.step()\n"
         "        evaluate(model, holdout, epoch)\n"
         "        metrics.evaluate(model, report_loader, epoch)\n",
+        # another class of the file sets the epoch of its own `self.sampler`: not this one's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "        for x in self.loader:\n"
+        "            model(x)\n",
+        # a base class's `__init__` called on the class with `self` runs on the evaluator
+        # alone: its `self.sampler` is still not the trainer's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)  # expect: TL302\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs, ev):\n"
+        "        for epoch in range(epochs):\n"
+        "            ev.run(model, epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class EvalBase:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "class Evaluator(EvalBase):\n"
+        "    def __init__(self, ds):\n"
+        "        EvalBase.__init__(self, ds)\n",
     )
     good = (
         # the sampler leaves the file in the keyword arguments a builder returns
@@ -1204,6 +1254,97 @@ class MissingSetEpoch(Rule):
         "            self.evaluate(holdout, epoch)\n"
         "def run(trainer, loader, epoch):\n"
         "    trainer.evaluate(loader, epoch)\n",
+        # the base class sets the epoch of the sampler its subclass builds; a mixin's
+        # `set_epoch`, where one class derives from the builder and the mixin
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class EpochRunner:\n"
+        "    def run_epoch(self, model, opt, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "        for x in self.loader:\n"
+        "            opt.zero_grad()\n"
+        "            model(x).sum().backward()\n"
+        "            opt.step()\n"
+        "class Trainer(EpochRunner):\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.run_epoch(model, opt, epoch)\n"
+        "class Loading:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "class Epochs:\n"
+        "    def start_epoch(self, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "class MixedTrainer(Loading, Epochs):\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.start_epoch(epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n",
+        # another class handed the sampler keeps it as its own `self.sampler` and sets its epoch
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class EpochStarter:\n"
+        "    def __init__(self, sampler):\n"
+        "        self.sampler = sampler\n"
+        "    def start(self, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "        self.starter = EpochStarter(self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            self.starter.start(epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n",
+        # another class that builds its own `self.sampler` is given this one from outside, or
+        # its method is run on the trainer itself: its `set_epoch` may be this sampler's
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs, ev):\n"
+        "        for epoch in range(epochs):\n"
+        "            ev.run(model, epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n"
+        "def main(ds, model, opt):\n"
+        "    trainer, evaluator = Trainer(ds), Evaluator(ds)\n"
+        "    evaluator.sampler = trainer.sampler\n"
+        "    trainer.fit(model, opt, 3, evaluator)\n",
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Trainer:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds)\n"
+        "        self.loader = DataLoader(ds, sampler=self.sampler)\n"
+        "    def fit(self, model, opt, epochs):\n"
+        "        for epoch in range(epochs):\n"
+        "            Evaluator.run(self, model, epoch)\n"
+        "            for x in self.loader:\n"
+        "                opt.zero_grad()\n"
+        "                model(x).sum().backward()\n"
+        "                opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, ds):\n"
+        "        self.sampler = DistributedSampler(ds, shuffle=False)\n"
+        "    def run(self, model, epoch):\n"
+        "        self.sampler.set_epoch(epoch)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1219,6 +1360,10 @@ class MissingSetEpoch(Rule):
         # calls of other modules' builders that return a dict literal of loaders, with the
         # keys that hold such a loader (`return {"train": DataLoader(ds, sampler=...)}`)
         self.built_dicts: list[tuple[cst.Call, tuple[str, ...]]] = []
+        # asked once per pair of a sampler and a `set_epoch`: remembered per receiver and per
+        # variable, so that a file of many classes, each with its own sampler, stays fast
+        self._receiver_bindings: dict[cst.BaseExpression, Binding | None] = {}
+        self._own_samplers: dict[Binding, bool] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         receiver = method_call(node, "set_epoch")
@@ -1957,13 +2102,17 @@ class MissingSetEpoch(Rule):
         tracked = self.ctx.receivers
         own = {tracked.binding(h) for h in holders} - {None}
         for receiver in receivers:
+            if receiver not in self._receiver_bindings:
+                self._receiver_bindings[receiver] = tracked.binding(receiver)
+            binding = self._receiver_bindings[receiver]
+            if not self._may_name_the_sampler(binding, own):
+                continue  # none of the tests below could find that it reaches the sampler
             if type(receiver) is cst.Attribute and receiver.attr.value == "dataset":
                 continue  # `data_loader.dataset.set_epoch(epoch)`: an iterable dataset's own epoch
             if self._sampler_of_own_loader(receiver, own):
                 continue  # `loader.sampler.set_epoch(epoch)` of a loader another function builds
             if self._sampler_of_other_loaders(receiver, holders):
                 continue  # `val_loader.sampler.set_epoch(epoch)` of a parameter only other loaders are given
-            binding = tracked.binding(receiver)
             if binding is None or binding in own:
                 return True
             if type(receiver) is cst.Name and self._beside_a_builders_loader(binding):
@@ -1972,9 +2121,27 @@ class MissingSetEpoch(Rule):
                 return True
             if tracked.kinds.get(binding) not in (SAMPLER, DATALOADER):
                 return True
-            if _same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
+            if self._same_name(binding, own) and not (type(receiver) is cst.Name and self._own_sampler(binding)):
                 return True
         return False
+
+    def _may_name_the_sampler(self, binding: Binding | None, own: set[Binding | None]) -> bool:
+        """A receiver read as `binding` may be the sampler in the eyes of `_set_epoch_reaches`:
+        it is no variable it knows, one of the sampler's holders, a parameter, a variable
+        not known to hold a sampler or a loader, or one named as a holder. Cheap, and asked
+        first: the other tests only ever excuse a receiver."""
+        return (binding is None or binding in own or _is_parameter(binding)
+                or self.ctx.receivers.kinds.get(binding) not in (SAMPLER, DATALOADER)
+                or self._same_name(binding, own))
+
+    def _same_name(self, binding: Binding, own: set[Binding | None]) -> bool:
+        """`binding` has the name of a holder of the sampler, and may be it: `self.sampler` of
+        another class of the file that builds its own sampler there is not, unless one class
+        derives from the other (or a class derives from both), so that one object runs both
+        classes' methods; one that is handed its sampler may be given this one."""
+        return any(b is not None and b.name == binding.name
+                   and (self.ctx.receivers.may_be_one_object(b, binding) or not self._own_sampler(binding))
+                   for b in own)
 
     def _beside_a_builders_loader(self, binding: Binding) -> bool:
         """`binding`, a variable of a function, none of this sampler's holders, is bound
@@ -1998,18 +2165,22 @@ class MissingSetEpoch(Rule):
         return bool(sites)
 
     def _own_sampler(self, binding: Binding) -> bool:
-        """`binding` is a variable of a function (or of the module) that holds a sampler of its own: set only
+        """`binding` is a variable of a function (or of the module, or an attribute of a
+        class's instances) that holds a sampler of its own: set only
         to `DistributedSampler(...)` calls made there, a new object each time, or to None
         (`sampler = DistributedSampler(val_ds, shuffle=False)`), at least once to a sampler."""
-        values = self._only_assigned(binding)
-        samplers = [v for v in values or () if not (type(v) is cst.Name and v.value == "None")]
-        return bool(samplers) and all(type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
+        if binding not in self._own_samplers:
+            values = self._only_assigned(binding)
+            samplers = [v for v in values or () if not (type(v) is cst.Name and v.value == "None")]
+            self._own_samplers[binding] = bool(samplers) and all(
+                type(v) is cst.Call and self._distributed_sampler(v) for v in samplers)
+        return self._own_samplers[binding]
 
     def _only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
-        """The values a variable of a function or of the module is assigned, when plain
-        assignments to it alone are what bind it (see `Receivers.only_assigned`); None
-        otherwise."""
-        if type(binding.owner) not in (cst.FunctionDef, cst.Module) or _is_parameter(binding):
+        """The values a variable of a function or of the module, or an attribute of the
+        instances of a class (`self.sampler`), is assigned, when plain assignments to it
+        alone are what bind it (see `Receivers.only_assigned`); None otherwise."""
+        if type(binding.owner) not in (cst.FunctionDef, cst.Module, cst.ClassDef) or _is_parameter(binding):
             return None
         return self.ctx.receivers.only_assigned(binding)
 
@@ -2148,10 +2319,6 @@ def _samples_evaluation_data(call: cst.Call) -> bool:
 
 def _last_name(expr: cst.Name | cst.Attribute) -> str:
     return expr.value if type(expr) is cst.Name else expr.attr.value
-
-
-def _same_name(binding: Binding, own: set[Binding | None]) -> bool:
-    return any(b is not None and b.name == binding.name for b in own)
 
 
 def _assigned_to(ctx: FileContext, value: cst.CSTNode) -> cst.BaseExpression | None:

@@ -7,6 +7,7 @@ from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
 from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
+from trainlint.rules._missing_train_mode_built import left_in_eval_mode
 from trainlint.rules._missing_train_mode_calls import (
     evaluated_held_models,
     evaluated_object,
@@ -35,7 +36,22 @@ class MissingTrainMode(Rule):
     training loop when the loop goes back to training, on some path, with
     no `.train()` / `.train(True)` in between. The loop may be split across
     the functions of the file: `train_one_epoch()` and `validate()` called
-    from the epoch loop of `main()` are followed.
+    from the epoch loop of `main()` are followed. Also flags a model that a
+    class puts in eval mode where it sets it up (`self.model =
+    Net().eval()` in `__init__`, or `self.model.eval()` in a method that its
+    training method calls first, `self.setup()`) and trains in a loop of
+    another method (run forward with gradients, back-propagated, an
+    optimizer that the class builds for it stepped), when nothing may put
+    it back in train mode: no code of the file calls `.train()` on it or on
+    anything of its name, and the class on nothing but a module it builds
+    itself (`self.head = nn.Linear(...)`). Not when the model, or an
+    attribute of its name outside the class (`trainer.net`), is handed to
+    a call (`set_train(self.net)`), walked (`.modules()`, `.apply(...)`)
+    or kept under another name, the instance is handed on
+    (`callback(self)`), the class or its training method is decorated,
+    the class has base classes (their methods may switch modes) or
+    subclasses in the file, the `.eval()` runs under a condition, or a
+    method assigns the model anew.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1069,6 +1085,52 @@ class MissingTrainMode(Rule):
         "    for x in loader:\n"
         "        optimizer.zero_grad()\n"
         "        step(model(x).mean())\n",
+        # a trainer that builds its model in eval mode, or puts it there in the setup its
+        # training method runs first, and never calls `.train()`: every step trains in eval mode
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Trainer:\n"
+        "    def __init__(self, loader):\n"
+        "        self.model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()  # expect: TL405\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Finetuner:\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.AdamW(self.model.parameters())\n"
+        "    def setup(self):\n"
+        "        self.model.eval()  # expect: TL405\n"
+        "    def run(self):\n"
+        "        self.setup()\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
+        # a model built in eval mode beside a head the class builds itself and puts in train
+        # mode: `self.head.train()` does not put `self.net` back
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Trainer:\n"
+        "    def __init__(self, loader):\n"
+        "        self.net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()  # expect: TL405\n"
+        "        self.head = nn.Linear(8, 8)\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.head.train()\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.head(self.net(x)), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2105,6 +2167,206 @@ class MissingTrainMode(Rule):
         "    for x in loader:\n"
         "        optimizer.zero_grad()\n"
         "        step(model(x).mean())\n",
+        # a model set up in eval mode that the class may put back in train mode, or does not
+        # surely leave there: its training method calls `.train()`, the loop only evaluates,
+        # the class has a base class (whose methods may switch modes), the eval runs under a
+        # condition or in a method the training method does not call first, or the model
+        # is replaced by another method
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model.eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.model.train()\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Evaluator:\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model.eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def run(self):\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in self.loader:\n"
+        "                print(nn.functional.mse_loss(self.model(x), y).item())\n"
+        "class Base:\n"
+        "    pass\n"
+        "class Derived(Base):\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model.eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Conditional:\n"
+        "    def __init__(self, model, loader, frozen):\n"
+        "        self.model = model\n"
+        "        if frozen:\n"
+        "            self.model.eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def freeze(self):\n"
+        "        self.model.eval()\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Rebuilt:\n"
+        "    def __init__(self, loader):\n"
+        "        self.model = nn.Linear(8, 8).eval()\n"
+        "        self.loader = loader\n"
+        "    def reset(self):\n"
+        "        self.model = nn.Linear(8, 8)\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
+        # a frozen backbone built in eval mode beside the head an optimizer trains: the
+        # loop steps only the head's parameters
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Probe:\n"
+        "    def __init__(self, backbone, head, loader):\n"
+        "        self.backbone = backbone.eval()\n"
+        "        self.head = head\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.head.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.head(self.backbone(x)), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
+        # a model built in eval mode that other code may put back in train mode: handed to a
+        # helper (`set_train(self.net)`), its modules walked by code outside the class
+        # (`trainer.body.modules()`), `apply` run over it, or a decorated training method
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from utils import enable_training\n"
+        "def set_train(m):\n"
+        "    m.train()\n"
+        "class Helped:\n"
+        "    def __init__(self, loader):\n"
+        "        self.net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        set_train(self.net)\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.net(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Walked:\n"
+        "    def __init__(self, loader):\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.body.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.body(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "def main(loader):\n"
+        "    trainer = Walked(loader)\n"
+        "    for module in trainer.body.modules():\n"
+        "        module.train()\n"
+        "    trainer.fit()\n"
+        "class Applied:\n"
+        "    def __init__(self, loader):\n"
+        "        self.model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.model.apply(lambda m: setattr(m, \"training\", True))\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Decorated:\n"
+        "    def __init__(self, loader):\n"
+        "        self.encoder = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.encoder.parameters(), lr=0.1)\n"
+        "    @enable_training\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.encoder(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
+        # a frozen backbone in eval mode whose class steps only its probe, run under
+        # `torch.no_grad()` or not, beside another class that trains its own `self.model`;
+        # and a head put in train mode that may be the model itself (`self.head = model`)
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class FeatureProbe:\n"
+        "    def __init__(self, backbone, loader):\n"
+        "        self.model = backbone.eval()\n"
+        "        self.probe = nn.Linear(512, 10)\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.probe.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            with torch.no_grad():\n"
+        "                feats = self.model(x)\n"
+        "            loss = nn.functional.cross_entropy(self.probe(feats), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class LinearProbe:\n"
+        "    def __init__(self, backbone, loader):\n"
+        "        self.model = backbone.eval()\n"
+        "        self.probe = nn.Linear(512, 10)\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.probe.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.probe(self.model(x)), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Finetune:\n"
+        "    def __init__(self, model, loader):\n"
+        "        self.model = model\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.cross_entropy(self.model(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "class Shared:\n"
+        "    def __init__(self, net, loader):\n"
+        "        self.net = net.eval()\n"
+        "        self.head = net\n"
+        "        self.loader = loader\n"
+        "        self.opt = torch.optim.SGD(self.net.parameters(), lr=0.1)\n"
+        "    def fit(self):\n"
+        "        self.head.train()\n"
+        "        for x, y in self.loader:\n"
+        "            loss = nn.functional.mse_loss(self.net(x), y)\n"
+        "            self.opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -2147,15 +2409,24 @@ class MissingTrainMode(Rule):
         # back-propagated forward is not enough (a frozen feature extractor whose
         # class, elsewhere, runs it without gradients)
         stepped = trained_models(self.ctx, forward=False) if self._evaluated else set()
+        reported: set[cst.CSTNode] = set()
         for node in candidates:
             model = self._model_of(node)
             if node not in self._evaluated:
                 if trained_receiver(self.ctx, node, trained):
                     self.report(node)
+                    reported.add(node)
             elif model in stepped or self._steps_what_it_holds(node, stepped) or self._trains_itself(node):
                 name = self.ctx.code(node.func)  # type: ignore[attr-defined]
                 self.report(node, f"`{name}()` switches `{model}` to `.eval()` and training resumes without "
                                   "`.train()`: dropout and BatchNorm stay in eval mode")
+                reported.add(node)
+        if self.ctx.nodes_of(cst.ClassDef):
+            for node, model, setup, trainer in left_in_eval_mode(self.ctx):
+                if node not in reported:
+                    reported.add(node)
+                    self.report(node, f"`{setup}()` puts `{model}` in eval mode and `{trainer}()` trains it "
+                                      "without `.train()`: dropout and BatchNorm stay in eval mode")
 
     def _steps_what_it_holds(self, call: cst.CSTNode, stepped: set[str]) -> bool:
         """`trainer.evaluate()` of a `trainer = Trainer(model, ...)` whose class, in this

@@ -2,25 +2,22 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trainlint.analysis.batch_copies import non_blocking_copies
 from trainlint.analysis.dataflow import (
     DATALOADER,
     Values,
     always_before,
     bound_names,
     bound_parts,
-    is_constant,
     iterated_loader,
-    keyword,
-    target_names,
     unpinned_loader,
 )
-from trainlint.analysis.flag_resets import flag_write
-from trainlint.analysis.literals import constant_text
+from trainlint.analysis.flag_resets import pinning_writes
 from trainlint.analysis.phases import truth
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import assignment_targets, named_parameters
-from trainlint.analysis.training import ancestors_within, method_call
-from trainlint.analysis.walk import children, only
+from trainlint.analysis.scopes import argument_slots, assignment_targets, named_parameters
+from trainlint.analysis.training import ancestors_within
+from trainlint.analysis.walk import only
 from trainlint.context import FileContext
 from trainlint.rule import Rule
 from trainlint.summaries import UNPINNED_LOADER
@@ -32,7 +29,12 @@ class NonBlockingWithoutPinMemory(Rule):
     Flags `batch.to(device, non_blocking=True)` and
     `batch.cuda(non_blocking=True)` on batches drawn from a DataLoader that is
     built without `pin_memory=True`, in the same file or by a function of
-    another module of the project that returns it.
+    another module of the project that returns it. Where the copies are made
+    by a function of another module that the loader is handed to
+    (`train_one_epoch(model, optimizer, train_loader, device)` of engine.py),
+    the finding is on the loader's construction (its `DataLoader(...)` call,
+    or the call of the builder that returns it): that function's other
+    callers may hand it a pinned one.
 
     ## Why is this bad?
     A host-to-device copy can only overlap with computation when the source
@@ -59,10 +61,11 @@ class NonBlockingWithoutPinMemory(Rule):
 
     ## Limitations
     Loaders built in the same file are judged through assignments and the
-    call sites of the file's functions (`train(model, train_loader)`), and
-    through a name bound again only after the loop (a pre-pass before
-    `accelerator.prepare()`). A loader from another module is judged where a
-    function there builds it and every return gives it (`return
+    call sites of the file's functions (`train(model, train_loader)`, every
+    one handing a loader judged so), and through a name bound again only
+    after the loop (a pre-pass before `accelerator.prepare()`). A loader a
+    function of the file or another module returns is judged where that
+    function builds it and every return gives it (`return
     DataLoader(...)`, or a variable assigned one there; in a tuple, at the
     same place in every return: `return train_loader, val_loader`), and the
     loop iterates the call (`for x in build_loader(cfg):`), a variable or
@@ -74,8 +77,14 @@ class NonBlockingWithoutPinMemory(Rule):
     (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
     "pin_memory", flag)`) while the name still holds the loader the loop
     draws, before the loop in its code body or, in another one (the
-    caller), before a call that hands it over, counts as pinned; `= False`
-    changes nothing. A `pin_memory=` given as a variable or
+    caller), before a call that hands it over, counts as pinned, and so does
+    one a builder pins before it returns it (`loader.pin_memory = True;
+    return loader`); `= False` changes nothing. A function of another module is taken to copy the
+    batches of a loader handed to it where a loop of its own draws from the
+    parameter, never bound again there (not `loader =
+    accelerator.prepare(loader)`), nor pinned (`loader.pin_memory = True`);
+    one that hands it on to a further function is not followed. A
+    `pin_memory=` given as a variable or
     through `**kwargs`, and batches copied inside helpers are left alone;
     a comprehension's copies are judged when it
     ranges over a batch itself (`[t.to(device, non_blocking=True) for t in
@@ -218,6 +227,44 @@ class NonBlockingWithoutPinMemory(Rule):
         "    for x in loader:\n"
         "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
         "    enable()\n",
+        # a builder of the file makes the loader, its caller hands it to the training function
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8, num_workers=4)\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(ds, model, device):\n"
+        "    loader = build_loader(ds)\n"
+        "    train(model, loader, device)\n"
+        "    train(model, build_loader(ds), device)\n",
+        # pinned only after the hand-over; a builder that turns pinning off
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build_unpinned(ds):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    loader.pin_memory = False\n"
+        "    return loader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def evaluate(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(ds, model, device):\n"
+        "    loader = build_loader(ds)\n"
+        "    train(model, loader, device)\n"
+        "    loader.pin_memory = True\n"
+        "    evaluate(model, build_unpinned(ds), device)\n",
+        # the loader is bound by a walrus in the call that hands it over
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n"
+        "def main(ds, model, device):\n"
+        "    train(model, (loader := DataLoader(ds, batch_size=8)), device)\n"
+        "    return loader\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -356,54 +403,122 @@ class NonBlockingWithoutPinMemory(Rule):
         "    enable()\n"
         "    for x in loader:\n"
         "        model(x.to(device, non_blocking=True))\n",
+        # builders of the file: the callers of `train` hand an unpinned loader and one that
+        # may be pinned; the one `evaluate` is handed is pinned on some runs
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build_pinned(ds, fast):\n"
+        "    if fast:\n"
+        "        return DataLoader(ds, batch_size=8, pin_memory=True)\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def evaluate(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(ds, model, device, fast):\n"
+        "    train(model, build_loader(ds), device)\n"
+        "    train(model, build_pinned(ds, fast), device)\n"
+        "    evaluate(model, build_pinned(ds, fast), device)\n",
+        # the caller pins the loader a builder of the file returns before it hands it over;
+        # another builder pins its loader before it returns it
+        "from torch.utils.data import DataLoader\n"
+        "def build_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build_pinned(ds):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    loader.pin_memory = True\n"
+        "    return loader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def evaluate(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(ds, model, device):\n"
+        "    loader = build_loader(ds)\n"
+        "    loader.pin_memory = True\n"
+        "    train(model, loader, device)\n"
+        "    evaluate(model, build_pinned(ds), device)\n",
+        # the same walrus, on a pinned loader
+        "from torch.utils.data import DataLoader\n"
+        "def train(model, loader, device):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "def main(ds, model, device):\n"
+        "    train(model, (loader := DataLoader(ds, batch_size=8, pin_memory=True)), device)\n"
+        "    return loader\n",
     )
 
     def finish(self) -> None:
         values = Values.of_file(self.ctx)
         for node in self.ctx.nodes_of(cst.For):
             assert type(node) is cst.For
-            if not self._draws_unpinned(node, values):
+            copies = non_blocking_copies(self.ctx, node)
+            if copies and self._unpinned_builds(node, iterated_loader(self.ctx, node.iter), values) is not None:
+                for copy in copies:
+                    self.report(copy)
+        if any(summary.copies_non_blocking for summary in self.ctx.external.values()):
+            self._report_handed(values)
+
+    def _report_handed(self, values: Values) -> None:
+        """A loader this file builds without pinning and hands to a function of another
+        module whose own loop copies its batches with `non_blocking=True`: reported where
+        it is built (`DataLoader(...)`, or the call of the builder that returns it), as
+        the copy lies in the other module, whose other callers may hand a pinned one."""
+        reported: set[cst.Call] = set()
+        for call in self.ctx.nodes_of(cst.Call):
+            summary = self.ctx.summaries.of_external_call(call)  # type: ignore[arg-type]
+            if summary is None or not summary.copies_non_blocking:
                 continue
-            batches = _batch_names(node)
-            for inner in _own_batch_nodes(node):
-                receiver = method_call(inner, "to", "cuda")
-                if receiver is not None and _non_blocking(inner) and (  # type: ignore[arg-type]
-                        _reads(receiver, batches) or self._comprehension_item(inner, receiver, batches, node)):
-                    self.report(inner)
+            for slot, arg in argument_slots(call):  # type: ignore[arg-type]
+                if summary.slot(slot) not in summary.copies_non_blocking:
+                    continue
+                for build in self._unpinned_builds(call, arg.value, values) or ():
+                    if build not in reported:
+                        reported.add(build)
+                        self.report(build, f"DataLoader without `pin_memory=True` handed to `{self.ctx.code(call.func)}()`"  # type: ignore[attr-defined]
+                                           ", which copies its batches with `non_blocking=True`: the copy is not "
+                                           "asynchronous")
 
-    def _draws_unpinned(self, loop: cst.For, values: Values) -> bool:
-        """`loop` draws its batches from DataLoaders that surely do not pin memory: built
-        in this file, or by a function of another module."""
-        iterable = iterated_loader(self.ctx, loop.iter)
-        if self._may_be_handed(loop, iterable, values):
-            return False
-        loaders = values.calls_of(iterable, {DATALOADER})
-        if loaders is None and type(iterable) is cst.Name:
-            loaders = self._loaders_before(loop, iterable)
+    def _unpinned_builds(self, use: cst.CSTNode, value: cst.BaseExpression, values: Values) -> list[cst.Call] | None:
+        """The calls that build what `value` holds at `use` (a loop drawing from it, a call
+        handing it over), when each surely builds a DataLoader that does not pin memory: in
+        this file, or by a function of this file or another module (`build_loader(cfg)`,
+        `train_loader, val_loader = get_loaders(cfg)`); None otherwise."""
+        if self._may_be_handed(use, value, values):
+            return None
+        loaders = values.calls_of(value, {DATALOADER})
+        if loaders is None and type(value) is cst.Name:
+            loaders = self._loaders_before(use, value)
         if loaders is not None:
-            return all(unpinned_loader(call) for call in loaders) and not self._pinned_before(loop, iterable, loaders)
-        if not self.ctx.external:
-            return False
-        sources = values.of(iterable)
+            unpinned = all(unpinned_loader(call) for call in loaders) and not self._pinned_before(use, value, loaders)
+            return loaders if unpinned else None
+        sources = values.of(value)
         if sources:
-            unpinned = all(self._unpinned_source(source) for source in sources)
+            builds = sources if all(self._unpinned_source(source) for source in sources) else None
         else:
-            unpinned = type(iterable) is cst.Name and self._unpinned_item(iterable)
-        return unpinned and not self._pinned_before(loop, iterable, [])
+            item = self._unpinned_item(value) if type(value) is cst.Name else None
+            builds = [item] if item is not None else None
+        # the variables the builds are assigned to may be pinned too (`loader = build_loader(ds)`,
+        # `loader.pin_memory = True`, then `train(model, loader)`)
+        return builds if builds is not None and not self._pinned_before(use, value, builds) else None  # type: ignore
 
-    def _pinned_before(self, loop: cst.For, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
+    def _pinned_before(self, loop: cst.CSTNode, iterable: cst.BaseExpression, loaders: list[cst.Call]) -> bool:
         """Code may turn pinning on for the loader after it was built, before `loop` draws
         from it (a DataLoader reads `pin_memory` when a loop starts on it): `loader.pin_memory
         = True`, or a value that may be true, on the variable the loop iterates or one a
         loader it draws from is assigned to, while it still holds the loader the loop
         draws: before the loop in its code body, in a function nested in it that this body
         calls before the loop, or in another one (the caller) before a call that hands the
-        loader over."""
+        loader over. `loop` may be a call that hands it to another module's loop."""
         receivers = self.ctx.receivers
         held = {receivers.binding(iterable), *(receivers.binding(target) for call in loaders
                                                for target in _assigned_to(self.ctx, call))} - {None}
         body = self.ctx.enclosing_function(loop)
-        for write, owner in self.ctx.shared(_pinning_writes):
+        for write, owner in self.ctx.shared(pinning_writes):
             binding = receivers.binding(owner)
             if binding is None or binding not in held:
                 continue
@@ -452,7 +567,7 @@ class NonBlockingWithoutPinMemory(Rule):
                      for part in bound_parts(node) if receivers.binding(part) == binding]
         return not always_before(self.ctx, use, rebinding)
 
-    def _may_be_handed(self, loop: cst.For, iterable: cst.BaseExpression, values: Values) -> bool:
+    def _may_be_handed(self, loop: cst.CSTNode, iterable: cst.BaseExpression, values: Values) -> bool:
         """`iterable` is a parameter that may still hold what an unseen caller handed
         in when `loop` runs: the function builds a loader only when none is given
         (`if loader is None: loader = DataLoader(ds)`), not in a statement that
@@ -481,29 +596,31 @@ class NonBlockingWithoutPinMemory(Rule):
 
     def _unpinned_source(self, source: cst.BaseExpression) -> bool:
         """`source` builds a DataLoader without `pin_memory=True`: here, or in the function
-        of another module it calls, which returns it (`build_loader(cfg)`)."""
+        of this file or another module it calls, which returns it (`build_loader(cfg)`)."""
         if type(source) is not cst.Call:
             return False
         if self.ctx.call_name(source) == DATALOADER:
             return unpinned_loader(source)
-        summary = self.ctx.summaries.of_external_call(source)
+        summary = self.ctx.summaries.of_call(source)
         return summary is not None and summary.returns_unpinned_loader
 
-    def _unpinned_item(self, name: cst.Name) -> bool:
-        """`name` is the item, bound by the one assignment of it in its scope, of the tuple a
-        function of another module returns with a DataLoader built without
-        `pin_memory=True` at that place (`train_loader, val_loader = get_loaders(cfg)`)."""
+    def _unpinned_item(self, name: cst.Name) -> cst.Call | None:
+        """The call of a function of this file or another module that returns a tuple with
+        a DataLoader built without `pin_memory=True` at the place of `name`, bound by the
+        one assignment of it in its scope (`train_loader, val_loader = get_loaders(cfg)`)."""
         binder = self._only_binding(name)
-        summary = self.ctx.summaries.of_external_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
+        summary = self.ctx.summaries.of_call(binder.value) if binder is not None else None  # type: ignore[arg-type]
         target = binder.targets[0].target if binder is not None else None
         if summary is None or type(target) not in (cst.Tuple, cst.List):
-            return False
+            return None
         elements = target.elements  # type: ignore[union-attr]
         if any(type(element) is not cst.Element for element in elements):
-            return False  # a starred part shifts the positions after it
+            return None  # a starred part shifts the positions after it
         position = next((i for i, element in enumerate(elements)
                          if type(element.value) is cst.Name and element.value.value == name.value), None)
-        return position is not None and f"#{position}" in summary.items_holding(UNPINNED_LOADER)
+        if position is None or f"#{position}" not in summary.items_holding(UNPINNED_LOADER):
+            return None
+        return binder.value  # type: ignore[union-attr, return-value]
 
     def _only_binding(self, name: cst.Name) -> cst.Assign | None:
         """The one statement that binds `name` in the code body it is read in, when it is
@@ -518,21 +635,7 @@ class NonBlockingWithoutPinMemory(Rule):
         assign: cst.Assign = binders[0]  # type: ignore[assignment]
         return assign if len(assign.targets) == 1 and type(assign.value) is cst.Call else None
 
-    def _comprehension_item(self, call: cst.CSTNode, receiver: cst.BaseExpression, batches: set[str],
-                            loop: cst.For) -> bool:
-        """`receiver` is a part of a batch drawn by a comprehension around `call` (RAFT's
-        `image1, image2, flow, valid = [x.cuda() for x in data_blob]`)."""
-        for ancestor in ancestors_within(self.ctx, call, loop):
-            if type(ancestor) not in (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp):
-                continue
-            clause: cst.CompFor | None = ancestor.for_in  # type: ignore[attr-defined]
-            while clause is not None:
-                if _reads(receiver, target_names(clause.target)) and _reads(clause.iter, batches):
-                    return True
-                clause = clause.inner_for_in
-        return False
-
-    def _loaders_before(self, loop: cst.For, name: cst.Name) -> list[cst.Call] | None:
+    def _loaders_before(self, loop: cst.CSTNode, name: cst.Name) -> list[cst.Call] | None:
         """What `name` holds when `loop` runs, when it is bound again only
         after the loop (a pre-pass before `accelerator.prepare()` rebinds
         the loader): every binding before the loop is `name = DataLoader(...)`."""
@@ -553,57 +656,7 @@ class NonBlockingWithoutPinMemory(Rule):
         return values  # type: ignore[return-value]
 
 
-def _pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
-    """Each write of `pin_memory` of the file that may turn it on, with the object written:
-    `loader.pin_memory = True`, `setattr(loader, "pin_memory", flag)`; not `= False`."""
-    if "pin_memory" not in ctx.source:
-        return []
-    writes = (flag_write(ctx, node) for node in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)))
-    return [(write.value, write.owner) for write in writes
-            if write is not None and write.attribute == "pin_memory" and constant_text(write.value) != "False"]
-
-
 def _assigned_to(ctx: FileContext, call: cst.Call) -> list[cst.BaseExpression]:
     """The targets of the assignment whose value is `call` (`loader = DataLoader(...)`)."""
     parent = ctx.parent(call)
     return assignment_targets(parent) if type(parent) is cst.Assign else []
-
-
-def _non_blocking(call: cst.Call) -> bool:
-    arg = keyword(call, "non_blocking")
-    return arg is not None and is_constant(arg.value, "True")
-
-
-def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
-    """`x`, `batch[0]` or `batch["x"]` for a batch name."""
-    while type(expr) is cst.Subscript:
-        expr = expr.value
-    return type(expr) is cst.Name and expr.value in names
-
-
-def _own_batch_nodes(loop: cst.For) -> list[cst.CSTNode]:
-    """The nodes of the loop's body, but those of a loop nested in it that binds
-    the batch name again (a validation pass `for batch in val_loader:` inside the
-    training loop): what they copy is that loop's batch, judged by that loop."""
-    names = target_names(loop.target)
-    found: list[cst.CSTNode] = []
-    stack: list[cst.CSTNode] = [loop.body]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.For and target_names(node.target) & names:
-            continue
-        found.append(node)
-        stack.extend(reversed(children(node)))
-    return found
-
-
-def _batch_names(loop: cst.For) -> set[str]:
-    """Names bound by the loop target, and by unpacking or indexing them in
-    the loop body (`x, y = batch`, `images = batch[0]`), outside a loop nested
-    in it that binds the batch name again."""
-    names = target_names(loop.target)
-    for node in _own_batch_nodes(loop):
-        if type(node) is cst.Assign and _reads(node.value, names):
-            for target in node.targets:
-                names |= target_names(target.target)
-    return names

@@ -189,6 +189,8 @@ class Values:
         then `s = t` with `t` a parameter of unknown callers gives `[X(), None]`,
         incomplete (enough to know `s` may be None, not what else it is). `None`,
         `True` and `False` are values, not variables."""
+        if type(expr) is cst.NamedExpr:  # `(loader := DataLoader(ds))` is the loader it binds
+            return self.leaves(expr.value, _depth)
         if type(expr) is cst.IfExp:
             body, body_complete = self.leaves(expr.body, _depth)
             orelse, orelse_complete = self.leaves(expr.orelse, _depth)

@@ -53,6 +53,16 @@ class _Watched:
         return written in self.test or (written in self.flag and value != "False")
 
 
+def pinning_writes(ctx: FileContext) -> list[tuple[cst.CSTNode, cst.BaseExpression]]:
+    """Each write of `pin_memory` of the file that may turn it on, with the object written:
+    `loader.pin_memory = True`, `setattr(loader, "pin_memory", flag)`; not `= False`."""
+    if "pin_memory" not in ctx.source:
+        return []
+    writes = (flag_write(ctx, node) for node in (*ctx.nodes_of(cst.Assign), *ctx.nodes_of(cst.Call)))
+    return [(write.value, write.owner) for write in writes
+            if write is not None and write.attribute == "pin_memory" and constant_text(write.value) != "False"]
+
+
 def flag_write(ctx: FileContext, node: cst.CSTNode) -> FlagWrite | None:
     """The flag a one-target assignment or a `setattr` call sets, when its attribute is
     written out."""

@@ -610,17 +610,35 @@ def lexical_grad_mode(ctx: FileContext, node: cst.CSTNode) -> GradMode | None:
 
 def _set_before(ctx: FileContext, block: cst.IndentedBlock | cst.Module, child: cst.CSTNode) -> GradMode | None:
     """The mode the last `torch.set_grad_enabled(...)` statement of `block` before
-    `child` sets."""
+    `child` sets. The block's settings are read once (not once per statement asked
+    about: every statement of a long block asks)."""
+    settings = ctx.shared(_grad_settings_memo)
+    if block not in settings:
+        settings[block] = _grad_settings(ctx, block)
+    place = ctx.order_index(child)
     mode = None
+    for statement, set_mode in settings[block]:
+        if ctx.order_index(statement) >= place:
+            break
+        mode = set_mode
+    return mode
+
+
+def _grad_settings_memo(ctx: FileContext) -> dict[cst.CSTNode, list[tuple[cst.CSTNode, GradMode | None]]]:
+    return {}
+
+
+def _grad_settings(ctx: FileContext, block: cst.IndentedBlock | cst.Module) -> list[tuple[cst.CSTNode, GradMode | None]]:
+    """The `torch.set_grad_enabled(...)` statements of `block`, in order, with the mode
+    each sets (None: not a constant)."""
+    found: list[tuple[cst.CSTNode, GradMode | None]] = []
     for statement in block.body:
-        if statement is child:
-            return mode
         if type(statement) is cst.SimpleStatementLine:
             for part in statement.body:
                 call = part.value if type(part) is cst.Expr else None
                 if type(call) is cst.Call and ctx.call_name(call) == SET_GRAD_ENABLED and len(call.args) == 1:
-                    mode = _constant_mode(call.args[0].value, "on", "off")
-    return None
+                    found.append((statement, _constant_mode(call.args[0].value, "on", "off")))
+    return found
 
 
 def function_grad_mode(ctx: FileContext, func: cst.FunctionDef, _depth: int = 0) -> GradMode | None:

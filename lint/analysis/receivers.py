@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Iterator
 import libcst as cst
 
 from trainlint.analysis.scopes import (
-    Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name, owning_class,
-    receiver_method,
+    _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
+    owning_class, receiver_method,
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
@@ -192,12 +192,24 @@ class Receivers:
             if kind is not None:
                 self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         self._self_attributes: dict[cst.ClassDef, set[str]] = {}
+        # attributes written on an object other than a method's own (`ev.sampler = t.sampler`)
+        self._written_on_others: set[str] = set()
         self._spellings: dict[str, list[cst.Name | cst.Attribute]] | None = None  # see `spelled`
+        self._binding_sites: dict[str, dict[Binding, list[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]]] = {}
+        # each class of the file with the classes whose instances run its methods: itself and
+        # those deriving from it (see `may_be_one_object`)
+        self._derived: dict[cst.ClassDef, set[cst.ClassDef]] = {}
+        for cls in self._bases:
+            for ancestor in _lineage(cls, self._bases):
+                self._derived.setdefault(ancestor, set()).add(cls)
         for target in _assignment_targets(ctx):
             root, attributes = _attribute_path(target)
             cls = self._class_of_self(root) if root is not None and attributes else None
             if cls is not None:
                 self._self_attributes.setdefault(cls, set()).add(".".join(attributes))
+            elif attributes:
+                self._written_on_others.add(attributes[-1])
+        self._lent = self._classes_lending_methods()
         # the assignments to variables, read once: the passes below only
         # learn more kinds of values
         self._pairs = list(self._assignments())  # (target, value) of every assignment, read once
@@ -261,16 +273,27 @@ class Receivers:
     def bound_at(self, binding: Binding) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]:
         """Where `binding` is bound: (the name, what is bound: the name itself or the
         tuple or list it is unpacked into, as in `a, b = ...`, and the node that binds it)."""
-        kinds = (cst.Name, cst.Attribute) if binding.name.startswith("self.") else (cst.Name,)
-        for node in self.spelled(binding.name.rpartition(".")[2]):
-            if type(node) not in kinds or self.binding(node) != binding:
-                continue
+        spelling = binding.name.rpartition(".")[2]
+        if spelling not in self._binding_sites:
+            self._binding_sites[spelling] = self._sites_spelled(spelling)
+        yield from self._binding_sites[spelling].get(binding, ())
+
+    def _sites_spelled(self, spelling: str) -> dict[Binding, list[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]]:
+        """The binding sites (see `bound_at`) of every variable whose name ends in
+        `spelling`, by variable: each name so spelled is resolved once, not once per
+        variable asked about (a file of many classes each binding `self.sampler`)."""
+        sites: dict[Binding, list[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]] = {}
+        for node in self.spelled(spelling):
             part, parent = node, self.ctx.parent(node)
             while type(parent) in (cst.Element, cst.StarredElement, cst.Tuple, cst.List):  # `a, b = ...`
                 part, parent = parent, self.ctx.parent(parent)
             field = _BINDING_FIELDS.get(type(parent))  # type: ignore[arg-type]
-            if field is not None and getattr(parent, field) is part:
-                yield node, part, parent
+            if field is None or getattr(parent, field) is not part:
+                continue
+            binding = self.binding(node)
+            if binding is not None:
+                sites.setdefault(binding, []).append((node, part, parent))
+        return sites
 
     def spelled(self, name: str) -> list[cst.Name | cst.Attribute]:
         """The names of the file that spell `name`, and the attributes so named (`x.name`,
@@ -818,6 +841,48 @@ class Receivers:
         held = {".".join(attributes[:end]) for end in range(1, len(attributes) + 1)}
         return next((owner for owner in _lineage(cls, self._bases)
                      if held & self._self_attributes.get(owner, set())), cls)
+
+    def may_be_one_object(self, first: Binding, second: Binding) -> bool:
+        """`self.<attr>` of two classes of the file may name one object's attribute: the
+        classes are one, one derives from the other, or a class of the file derives from
+        both (a mixin); also any two where the file writes that attribute on an object
+        other than a method's own (`ev.sampler = t.sampler`), or where a method of one is
+        called on its class with any object (`Evaluator.run(trainer, epoch)`); any binding
+        that is not a class's attribute may."""
+        if type(first.owner) is not cst.ClassDef or type(second.owner) is not cst.ClassDef:
+            return True
+        if {first.name.rpartition(".")[2], second.name.rpartition(".")[2]} & self._written_on_others:
+            return True
+        derived = [self._derived.get(b.owner, {b.owner}) for b in (first, second)]  # type: ignore[arg-type]
+        return not derived[0].isdisjoint(derived[1]) or any(not d.isdisjoint(self._lent) for d in derived)
+
+    def _classes_lending_methods(self) -> set[cst.ClassDef]:
+        """The classes of the file whose methods the file calls on the class, or reads
+        there to hand on, so that they run on whatever object they are given
+        (`Evaluator.run(trainer, epoch)`); not a staticmethod or classmethod, nor a base
+        class's method called on `self` of a class deriving from it (`Base.__init__(self)`)."""
+        named = {cls.name.value: cls for cls in self._bases}
+        lent: set[cst.ClassDef] = set()
+        for node in self.ctx.nodes_of(cst.Attribute):
+            cls = named.get(node.value.value) if type(node.value) is cst.Name else None  # type: ignore[attr-defined]
+            if cls is None or self._binding_method(cls, node.attr.value) is False:  # type: ignore[attr-defined]
+                continue
+            call = self.ctx.parent(node)
+            first = call.args[0].value if type(call) is cst.Call and call.func is node and call.args else None
+            own = self._class_of_self(first) if type(first) is cst.Name else None
+            if own is None or self._derived.get(cls, {cls}).isdisjoint(self._derived.get(own, {own})):
+                lent.add(cls)
+        return lent
+
+    def _binding_method(self, cls: cst.ClassDef, name: str) -> bool | None:
+        """`name` is a method that `cls` or a base class of the file defines: one whose first
+        parameter takes the object (True), a staticmethod or classmethod (False); None when
+        none of them defines it (a base class of another module may)."""
+        for owner in _lineage(cls, self._bases):
+            for statement in owner.body.body:  # type: ignore[union-attr]
+                if type(statement) is cst.FunctionDef and statement.name.value == name:
+                    return not any(dotted_name(d.decorator) in _BINDING_DECORATORS for d in statement.decorators)
+        return None
 
     def _class_of_self(self, name: cst.Name) -> cst.ClassDef | None:
         """The class whose instance `name` is: the first parameter of a method, read in

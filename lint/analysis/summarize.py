@@ -19,12 +19,13 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches, stored_elements
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
+from trainlint.analysis.batch_copies import copied_parameters
 from trainlint.analysis.dataflow import (
     DATALOADER as DATALOADER_CLASS, backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names,
     unpinned_loader,
 )
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
-from trainlint.analysis.flag_resets import flag_write
+from trainlint.analysis.flag_resets import flag_write, pinning_writes
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
     caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
@@ -46,6 +47,8 @@ from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
     sampler_shuffle,
 )
+from trainlint.analysis.runtime_patches import amp_patches, module_runs, torch_names_patched
+from trainlint.analysis.search_paths import search_paths
 from trainlint.analysis.scopes import (
     argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
@@ -58,8 +61,9 @@ from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.hooks import HookCall, HookLoop, hook_key
 from trainlint.project import FileFacts, member_of
+from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
-    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
+    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, MODULE_RUN, SCALER_STEP, SCALER_UPDATE,
     SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
@@ -625,6 +629,7 @@ class _Summarizer:
             returns_fielded=self._fielded_returns(whole) if BACKWARD in events else (),
             unscales_given=frozenset(self.unscales_given - updates_if),
             no_grad_when=no_grad_branches(self.ctx, self.func),
+            copies_non_blocking=copied_parameters(self.ctx, self.func, self.params),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
             flag_writes=self._flag_writes(),
@@ -1502,12 +1507,18 @@ class _Summarizer:
     def _unpinned_loader(self, expr: cst.BaseExpression) -> bool:
         """A DataLoader built without `pin_memory=True`: the call itself, or the one value a
         variable of the function is assigned (not a parameter: another module's call may
-        hand it a pinned one)."""
+        hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`)."""
         if "DataLoader" not in self.ctx.source:
             return False
         built = single_assignment(self.ctx, expr) if type(expr) is cst.Name else expr
         return (type(built) is cst.Call and self.ctx.call_name(built) == DATALOADER_CLASS
-                and unpinned_loader(built))
+                and unpinned_loader(built) and not (type(expr) is cst.Name and self._pinned(expr)))
+
+    def _pinned(self, name: cst.Name) -> bool:
+        """The file may turn pinning on for the loader the variable `name` reads holds."""
+        receivers = self.ctx.receivers
+        held = receivers.binding(name)
+        return any(receivers.binding(owner) == held for _, owner in self.ctx.shared(pinning_writes))
 
     def _unpinned_loader_items(self, whole: list[cst.BaseExpression], tuples: list[cst.Tuple],
                                containers: list[cst.BaseExpression]) -> list[str]:
@@ -2296,14 +2307,19 @@ def file_facts(ctx: FileContext) -> FileFacts:
     bases = {name: found for name in targets.classes if (found := targets.bases(name))}
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
-    called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx)
+    called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx) | module_runs(ctx)
     # the loops its classes inherit from other modules, which may run their overrides
     called.update(hook_key(cls) for cls in targets.classes
                   if any(not base.startswith(("torch.", "builtins.")) for base in targets.imported_bases(cls)))
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
-    return FileFacts({**summaries.open, **named_tuples}, frozenset(called), imports, stars, bases)
+    # what importing it does: read through its own imports alone, as what the project tells the
+    # file must not change its facts (see `reexports_imported`)
+    patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
+    run = {MODULE_RUN: Summary(patches=patches)} if patches else {}
+    return FileFacts({**summaries.open, **named_tuples, **run}, frozenset(called), imports, stars, bases,
+                     search_paths(ctx))
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:

@@ -25,16 +25,18 @@ from trainlint.context import FileContext
 from trainlint.summaries import STEP, Summary
 
 
-def trained_models(ctx: FileContext, forward: bool = True) -> set[str]:
-    """Models the file trains, as written: put in train mode, their
-    parameters read (for an optimizer), handed to an optimizer factory, or
-    (`forward`) run in a forward pass whose result is back-propagated. An EMA
-    copy that only samples, or a frozen feature extractor, is none of these."""
+def trained_models(ctx: FileContext, forward: bool = True, within: cst.CSTNode | None = None) -> set[str]:
+    """Models the file trains, as written: put in train mode, their parameters read
+    (for an optimizer), handed to an optimizer factory, or (`forward`) run in a forward
+    pass whose result is back-propagated. An EMA copy that only samples, or a frozen
+    feature extractor, is none of these. `within` reads only the calls of that code (a
+    class's own optimizer, not another class's of the same attribute name)."""
     trained: set[str] = set()
     for body in code_bodies(ctx) if forward else ():
         consumed = consumed_names(ctx, body, graph_only=True)
         trained |= consumed | _run_by_helpers(ctx, body, consumed)
-    for call in ctx.nodes_of(cst.Call):
+    calls = ctx.nodes_of(cst.Call) if within is None else [n for n in ctx.subtree(within) if type(n) is cst.Call]
+    for call in calls:
         mode = mode_switch(ctx, call)
         if mode is not None and mode[1] is not False:
             trained |= _with_kept_names(ctx, mode[0])

@@ -3,6 +3,7 @@ gradients, call a method on what receiver, and where code bodies are."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterator, Sequence
 
@@ -245,13 +246,57 @@ def skipped_before(ctx: FileContext, node: cst.CSTNode, stop: cst.For | cst.Whil
     `node`: a `continue` of the loop (`if loss > 1: continue`, then `losses.clear()`),
     a `return` of the function, or an exception that a handler catches and goes on
     after (see `_caught_before`)."""
-    for statement in statements_before(ctx, node, stop):
-        for inner in ctx.subtree(statement):
-            if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop and not _done_before(ctx, inner, node):
-                return True
-            if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop and not _done_before(ctx, inner, node):
-                return True
+    for inner in _leaving_before(ctx, node, stop):
+        if type(inner) is cst.Continue and _continued_loop(ctx, inner) is stop and not _done_before(ctx, inner, node):
+            return True
+        if type(inner) is cst.Return and ctx.enclosing_function(inner) is stop and not _done_before(ctx, inner, node):
+            return True
     return _caught_before(ctx, node, stop)
+
+
+def _blocks_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode | None) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+    """The blocks whose earlier statements `statements_before` reads, innermost first,
+    each with its statement that holds `node`."""
+    found: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    statement: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is stop or type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            break
+        if type(ancestor) in (cst.IndentedBlock, cst.Module):
+            found.append((ancestor, statement))
+        statement = ancestor
+    return found
+
+
+def _leaving_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The `continue` and `return` statements inside `statements_before(ctx, node, stop)`,
+    found from the file's list of them rather than by walking those statements: a reset
+    deep in a long `try` body is asked about once per accumulator, and each walk of the
+    statements before it made a body of n resets cost n² (see `bench/scaling.py`'s
+    `resets`)."""
+    blocks = _blocks_before(ctx, node, stop)
+    if not blocks:
+        return
+    holding = {id(block): statement for block, statement in blocks}
+    leaving, places = ctx.shared(_leaving_statements)
+    start, end = ctx.order_index(blocks[-1][0]), ctx.order_index(node)
+    for inner in leaving[bisect.bisect_left(places, start):bisect.bisect_left(places, end)]:
+        # earlier in source order within the outermost block: it is in a statement before
+        # `node` when the first block around it that also holds `node` reaches it by
+        # another statement (not by the one holding `node`: an `if` arm beside it)
+        child = inner
+        for ancestor in ctx.ancestors(inner):
+            if id(ancestor) in holding:
+                if child is not holding[id(ancestor)]:
+                    yield inner
+                break
+            child = ancestor
+
+
+def _leaving_statements(ctx: FileContext) -> tuple[list[cst.CSTNode], list[int]]:
+    """Every `continue` and `return` of the file in source order, with their places."""
+    found = ctx.nodes_of(cst.Continue, cst.Return)
+    return found, [ctx.order_index(node) for node in found]
 
 
 def _caught_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> bool:
@@ -265,12 +310,30 @@ def _caught_before(ctx: FileContext, node: cst.CSTNode, stop: cst.CSTNode) -> bo
             return False
         if type(ancestor) in (cst.Try, cst.TryStar) and (
                 child is ancestor.orelse  # type: ignore[attr-defined]
-                or (child is ancestor.body and any(may_raise(s) for s in statements_before(ctx, node, ancestor)))
+                or (child is ancestor.body and _raises_before(ctx, node, ancestor))
         ) and any(_goes_on(ctx, handler, stop) and not _repeats(handler, node)
                   for handler in ancestor.handlers):  # type: ignore[attr-defined]
             return True
         child = ancestor
     return False
+
+
+def _raises_before(ctx: FileContext, node: cst.CSTNode, attempt: cst.CSTNode) -> bool:
+    """Some statement of `statements_before(ctx, node, attempt)` may raise (see `may_raise`):
+    for each block, whether its first statement that may raise comes before the one holding
+    `node`, that first one found once per block (not once per statement asked about)."""
+    first_raising = ctx.shared(_first_raising_memo)
+    for block, statement in _blocks_before(ctx, node, attempt):
+        if block not in first_raising:
+            first_raising[block] = next((s for s in block.body if may_raise(s)), None)  # type: ignore[attr-defined]
+        raising = first_raising[block]
+        if raising is not None and ctx.order_index(raising) < ctx.order_index(statement):
+            return True
+    return False
+
+
+def _first_raising_memo(ctx: FileContext) -> dict[cst.CSTNode, cst.CSTNode | None]:
+    return {}
 
 
 def _goes_on(ctx: FileContext, handler: cst.ExceptHandler | cst.ExceptStarHandler, stop: cst.CSTNode) -> bool:

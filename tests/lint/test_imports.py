@@ -103,3 +103,31 @@ def test_a_file_alone_reads_imports_four_deep(tmp_path: Path) -> None:
     candidates = [str(tmp_path / f"m{index}.py") for index in range(6)]
     found = imported_files([str(tmp_path / "train.py")], candidates, str(tmp_path))
     assert sorted(os.path.relpath(p, tmp_path) for p in found) == ["m0.py", "m1.py", "m2.py", "m3.py"]
+
+
+@pytest.mark.parametrize(("script", "init_paths", "expected"), [
+    ("import sys\nsys.path.insert(0, 'lib')\nfrom core.function import train\n", "", ["lib/core/function.py"]),
+    ("import _init_paths\nfrom core.function import train\n", "import sys\nsys.path.append('lib')\n",
+     ["lib/core/function.py", "tools/_init_paths.py"]),
+    # what only mentions sys.path puts no folder on it
+    ("import sys\nprint(sys.path)  # sys.path.insert(0, 'lib')\nfrom core.function import train\n", "", []),
+    ("import _init_paths\nfrom core.function import train\n", "import sys\n# sys.path.append('lib')\n",
+     ["tools/_init_paths.py"]),
+])
+def test_a_file_alone_reads_the_modules_a_folder_it_puts_on_the_import_path_holds(
+        tmp_path: Path, script: str, init_paths: str, expected: list[str]) -> None:
+    files = {"tools/train.py": script, "tools/_init_paths.py": init_paths, "lib/core/function.py": "",
+             "lib/core/other.py": "", "lib/utils.py": ""}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    candidates = [str(tmp_path / name) for name in files if name != "tools/train.py"]
+    found = imported_files([str(tmp_path / "tools/train.py")], candidates, str(tmp_path))
+    assert sorted(os.path.relpath(p, tmp_path) for p in found) == expected
+
+
+def test_only_a_file_whose_code_puts_a_folder_on_the_import_path_may_reach_the_whole_project(tree: Path) -> None:
+    graph = _graph(tree, [])
+    other = os.path.abspath(tree / "other/x.py")
+    assert graph.reach(str(tree / "train.py"), "import sys\nsys.path.append('other')\n").covers(other)
+    assert not graph.reach(str(tree / "train.py"), "import sys\nprint(sys.path)  # sys.path.append\n").covers(other)

@@ -95,6 +95,15 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache(tmp_path: Path) -> None:
+    """tools/train.py finds `core.function` in lib/ because `_init_paths.py` puts lib/ on
+    `sys.path`: once it puts lib_dry/ there instead, a cached run follows the other module."""
+    project, cached = _copy_with_cached_runs(tmp_path, "init_paths_layout")
+    assert ("train.py", 11, "TL404") in cached()
+    init_paths = project / "tools" / "_init_paths.py"
+    init_paths.write_text(init_paths.read_text().replace('"..", "lib")', '"..", "lib_dry")', 1))
+    assert ("train.py", 11, "TL404") not in cached()
+    assert ("finetune.py", 15, "TL404") in cached()
 def test_overrides_a_base_class_loop_runs_follow_either_module_through_the_cache(tmp_path: Path) -> None:
     """callbacks.py's overrides are judged as base.py's `Trainer.fit()` runs them: a
     cached run sees the loop stop handing `on_step_end` the loss itself, and see it
@@ -379,3 +388,35 @@ def test_every_rule_selected_gives_the_marks_cold_and_cached(tmp_path: Path, nam
     cache = tmp_path / "cache"
     assert findings(select_rules(None, [], []), cache) == marks
     assert findings(every, cache) == findings(every, cache) == marks
+
+
+def _fixable_amp_lines(project: Path, cache: Path | None) -> dict[str, list[int]]:
+    """The lines of each file whose TL102 finding comes with a fix."""
+    result = run(_files(project), select_rules(["TL102"], [], []), Config(root=project),
+                 RunOptions(jobs=1, cache_dir=cache))
+    found: dict[str, list[int]] = {}
+    for f in result.findings:
+        found.setdefault(Path(f.path).name, [])
+        if f.fix is not None:
+            found[Path(f.path).name].append(f.line)
+    return found
+
+
+def test_an_amp_api_patched_by_a_module_the_file_imports_is_not_rewritten(tmp_path: Path) -> None:
+    """train_npu.py imports ports/npu.py, which replaces `torch.cuda.amp`'s autocast and
+    GradScaler with the NPU's: the old spelling runs the port, `torch.amp` would not, so the
+    findings stay without a fix. train_cuda.py imports a module that only tunes cuDNN: fixed.
+    A cached run sees the port stop (and start again) patching."""
+    import shutil
+
+    project = tmp_path / "amp_patch_layout"
+    shutil.copytree(PROJECTS / "amp_patch_layout", project)
+    cache = tmp_path / "cache"
+    patched = {"train_npu.py": [], "train_cuda.py": [9, 12]}
+    assert _fixable_amp_lines(project, None) == _fixable_amp_lines(project, cache) == patched
+    port = project / "ports" / "npu.py"
+    text = port.read_text()
+    port.write_text(text.replace("torch.cuda.amp.autocast = ", "autocast = ").replace("setattr(", "print("))
+    assert _fixable_amp_lines(project, cache) == {"train_npu.py": [9, 12], "train_cuda.py": [9, 12]}
+    port.write_text(text)
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched

@@ -19,7 +19,7 @@ def main(args, dataset_train, dataset_val):
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     lr_scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 40)
     scaler = GradScaler(enabled=args.amp)  # expect: TL102
-    data_loader_train = build_train_loader(dataset_train, args)  # expect: TL302
+    data_loader_train = build_train_loader(dataset_train, args)  # expect: TL302,TL502
     data_loader_val = build_val_loader(dataset_val, args)
     for epoch in range(args.epochs):
         train_one_epoch(model, criterion, data_loader_train, optimizer, scaler, device, epoch, args.clip_max_norm)

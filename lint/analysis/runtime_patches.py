@@ -1,0 +1,82 @@
+"""Attributes of torch that a file replaces while it runs, and the modules it runs by
+importing them.
+
+A port to another device often swaps PyTorch's API at run time
+(`torch.cuda.amp.autocast = npu_autocast`, `setattr(torch.cuda.amp, "GradScaler",
+...)`, `torch.cuda.amp = torch.xpu.amp`): code that reads the old name afterwards
+calls the replacement. The file that patches tells the project (see
+`trainlint.summaries.MODULE_RUN`), so that a file importing it knows too.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+import libcst as cst
+
+from trainlint.analysis.scopes import dotted_name, import_from_module
+from trainlint.project import member_of
+from trainlint.semantic import SemanticModel
+from trainlint.summaries import MODULE_RUN, Summary
+
+# the statements whose `target` a value is bound to, or deleted from
+TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del})
+_ATTRIBUTE_SETTERS = ("setattr", "delattr", "builtins.setattr", "builtins.delattr")
+_AMP_API = ("torch.cuda.amp", "torch.cpu.amp", "torch.amp", "torch.autocast")
+
+
+def torch_names_patched(ctx: SemanticModel, qualify: Callable[[cst.BaseExpression], str | None]) -> frozenset[str]:
+    """The qualified names (by `qualify`) of torch's attributes the file assigns or
+    deletes (targets of `=`, `+=`, annotated `=` and `del`), and of the objects it
+    hands `setattr` or `delattr`, anywhere in it (a function that patches may be called)."""
+    found: set[str] = set()
+    for node in ctx.nodes_of(cst.Attribute):
+        parent = ctx.parent(node)
+        if type(parent) in TARGET_HOLDERS and parent.target is node:  # type: ignore[union-attr]
+            found.add(qualify(node) or "")  # type: ignore[arg-type]
+    for call in ctx.nodes_of(cst.Call):
+        func = call.func  # type: ignore[attr-defined]
+        # a builtin the file does not rebind has no qualified name
+        if (qualify(func) or dotted_name(func)) in _ATTRIBUTE_SETTERS and call.args:  # type: ignore[attr-defined]
+            found.add(qualify(call.args[0].value) or "")  # type: ignore[attr-defined]
+    return frozenset(name for name in found if name.startswith("torch."))
+
+
+def amp_patches(names: frozenset[str]) -> frozenset[str]:
+    """Those of `names` that replace AMP's API or a module it is in (`torch.cuda`,
+    `torch.cuda.amp`, `torch.cuda.amp.autocast`), not another setting of torch
+    (`torch.backends.cudnn.benchmark`)."""
+    return frozenset(name for name in names
+                     if any(api == name or api.startswith(name + ".") or name.startswith(api + ".") for api in _AMP_API))
+
+
+def modules_imported(ctx: SemanticModel) -> set[str]:
+    """The modules the file's imports may run, as it spells them: `a`, `a.b` of `import
+    a.b`; `utils` of `from utils import f`, and `utils.f` too (it may be a module of the
+    package); `.amp_patch` of `from . import amp_patch`."""
+    found: set[str] = set()
+    for node in ctx.nodes_of(cst.Import):
+        for alias in node.names:  # type: ignore[attr-defined]
+            parts = (dotted_name(alias.name) or "").split(".")
+            found.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+    for node in ctx.nodes_of(cst.ImportFrom):
+        module = import_from_module(node)  # type: ignore[arg-type]
+        if module.strip("."):
+            found.add(module)
+        if type(node.names) is not cst.ImportStar:  # type: ignore[attr-defined]
+            found.update(member_of(module, alias.name.value) for alias in node.names  # type: ignore[attr-defined]
+                         if type(alias.name) is cst.Name)
+    return {name for name in found if name.strip(".")}
+
+
+def module_runs(ctx: SemanticModel) -> set[str]:
+    """What the file asks the project about the modules it imports (`amp_patch.<module>`),
+    where it may use AMP: whatever else those modules do, their patches count."""
+    return {member_of(module, MODULE_RUN) for module in modules_imported(ctx)} if "amp" in ctx.source else set()
+
+
+def patched_by_imports(external: Mapping[str, Summary]) -> frozenset[str]:
+    """The attributes of torch that the modules of the project a file imports replace
+    when they run (see `module_runs`), as the project tells the file."""
+    return frozenset(name for key, summary in external.items() if key.endswith("." + MODULE_RUN)
+                     for name in summary.patches)

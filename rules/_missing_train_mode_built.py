@@ -1,0 +1,212 @@
+"""TL405's models left in eval mode from the start: a class that puts `self.model` in
+eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
+`self.model.eval()` in a method its training method calls first) and trains it in a
+loop of another method, where nothing may put it back in train mode.
+
+Only what the class itself surely does is read: a class with base classes (whose
+methods may switch modes), with subclasses in the file or with decorators, a decorated
+training method, a switch under a condition, a loop that does not both back-propagate
+and step an optimizer the class builds for the model, and a model (or its class's
+instance) that reaches code which may switch its mode are left alone."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+
+from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
+from trainlint.analysis.scopes import assignment_targets, dotted_name
+from trainlint.analysis.trained_models import trained_models
+from trainlint.analysis.training import method_call
+from trainlint.context import FileContext
+
+# methods of a module that read it or its weights and leave its mode (and its submodules) alone
+_READS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
+                    "load_state_dict", "zero_grad"})
+# methods that return the module itself: harmless only when that result is dropped or kept
+# under the same name (`self.model = self.model.to(device)`), not handed on
+_RETURNS_ITSELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "eval", "requires_grad_"})
+
+
+def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, str]]:
+    """Each `.eval()` (the call, the model as written, the method that makes it, the
+    method that then trains it) of an attribute of `self` that its class steps an
+    optimizer for and trains in a loop of a method, where nothing may put it back in
+    train mode (see `_may_reach_train`)."""
+    classes = ctx.nodes_of(cst.ClassDef)
+    subclassed = {dotted_name(base.value) for cls in classes for base in cls.bases}  # type: ignore[attr-defined]
+    # what the file puts in train mode anywhere, by its last name (`model.train()` of the
+    # module a caller also handed to the class)
+    put_back = {ctx.code(switch).rsplit(".", 1)[-1] for node in ctx.nodes_of(cst.Call, cst.Attribute)
+                if (switch := _switched_to_train(ctx, node)) is not None}
+    for cls in classes:
+        if cls.bases or cls.decorators or cls.name.value in subclassed:  # type: ignore[attr-defined]
+            continue
+        methods = {f.name.value: f for f in cls.body.body if type(f) is cst.FunctionDef}  # type: ignore[attr-defined]
+        # a decorated training method is left alone: its wrapper may switch modes (`@enable_training`)
+        loops = [(trainer, model, loop) for trainer in methods.values() if not trainer.decorators
+                 for model, loop in _training_loops(ctx, trainer)]
+        stepped = trained_models(ctx, forward=False, within=cls) if loops else set()  # type: ignore[arg-type]
+        for trainer, model, loop in loops:
+            if model not in stepped or model.split(".", 1)[1] in put_back \
+                    or _may_reach_train(ctx, cls, model):  # type: ignore[arg-type]
+                continue
+            for setup in _set_up_first(ctx, trainer, loop, methods):
+                for call in _top_level_evals(ctx, setup, model):
+                    if not _assigned_after(ctx, cls, call, model):  # type: ignore[arg-type]
+                        yield call, model, setup.name.value, trainer.name.value
+
+
+def _may_reach_train(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
+    """Code may put `model` (`self.net`) of `cls` back in train mode: a switch in `cls`
+    of anything but a module the class builds itself (`self.head = nn.Linear(...)`), the
+    instance handed on (`callback(self)`, `vars(self)`), or the attribute (of any
+    receiver outside `cls`: `trainer.net`) used other than by its forward, reads of its
+    weights, or moves (see `_leaves_mode`): handed to a call (`set_train(self.net)`),
+    walked (`.modules()`, `.apply(...)`), kept under another name."""
+    attribute = model.split(".", 1)[1]
+    for node in ctx.subtree(cls):
+        switch = _switched_to_train(ctx, node)
+        if switch is not None and not _built_apart(ctx, cls, switch, model):
+            return True
+        if type(node) is cst.Name and node.value == "self" and not _attribute_receiver(ctx, node) \
+                and type(ctx.parent(node)) is not cst.Param:
+            return True
+    for node in ctx.nodes_of(cst.Attribute):
+        if node.attr.value != attribute or _leaves_mode(ctx, node):  # type: ignore[attr-defined]
+            continue
+        owner = _enclosing_class(ctx, node)
+        if owner is cls or dotted_name(node.value) != "self" or owner is None:  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _attribute_receiver(ctx: FileContext, node: cst.CSTNode) -> bool:
+    parent = ctx.parent(node)
+    return type(parent) is cst.Attribute and parent.value is node
+
+
+def _enclosing_class(ctx: FileContext, node: cst.CSTNode) -> cst.ClassDef | None:
+    return next((a for a in ctx.ancestors(node) if type(a) is cst.ClassDef), None)  # type: ignore[misc]
+
+
+def _leaves_mode(ctx: FileContext, attribute: cst.Attribute) -> bool:
+    """`attribute` (`self.net`) is run forward, its weights read, moved in place
+    (`self.net.to(device)` as a statement or kept as `self.net`), or assigned anew."""
+    parent = ctx.parent(attribute)
+    if type(parent) is cst.Call and parent.func is attribute:
+        return True
+    if type(parent) is cst.AssignTarget:
+        return True
+    if type(parent) is not cst.Attribute or parent.value is not attribute:
+        return False
+    call = ctx.parent(parent)
+    if type(call) is not cst.Call or call.func is not parent:
+        return False
+    if parent.attr.value in _READS or parent.attr.value == "forward":
+        return True
+    kept = ctx.parent(call)
+    return parent.attr.value in _RETURNS_ITSELF and (
+        type(kept) is cst.Expr
+        or (type(kept) is cst.Assign and all(dotted_name(t.target) == ctx.code(attribute) for t in kept.targets)))
+
+
+def _built_apart(ctx: FileContext, cls: cst.ClassDef, switched: cst.BaseExpression, model: str) -> bool:
+    """`switched` (`self.head` of `self.head.train()`) is another attribute of `self` than
+    `model`, that `cls` only ever sets to a module of `torch.nn` it builds
+    (`nn.Linear(8, 8)`): it cannot be `model`'s module."""
+    name = dotted_name(switched)
+    if name is None or name == model or not name.startswith("self.") or name.count(".") != 1:
+        return False
+    values = [node.value for node in ctx.subtree(cls)  # type: ignore[attr-defined]
+              if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
+              and any(dotted_name(target) == name for target in assignment_targets(node))]
+    return bool(values) and all(type(value) is cst.Call and (ctx.qualified_name(value.func) or "")
+                                .startswith("torch.nn.") for value in values)
+
+
+def _assigned_after(ctx: FileContext, cls: cst.ClassDef, call: cst.Call, model: str) -> bool:
+    """A method of `cls` assigns `model` anew other than before `call`: earlier in its
+    method, by the statement of `call` itself, or in `__init__` when `call` is in another
+    method (a new module is in train mode)."""
+    method = ctx.enclosing_function(call)
+    for node in ctx.subtree(cls):
+        if type(node) not in (cst.Assign, cst.AnnAssign, cst.AugAssign):
+            continue
+        if not any(dotted_name(target) == model for target in assignment_targets(node)):
+            continue
+        if any(a is node for a in ctx.ancestors(call)):
+            continue
+        assigning = ctx.enclosing_function(node)
+        if assigning is method:
+            if ctx.order_index(node) > ctx.order_index(call):
+                return True
+        elif assigning is None or assigning.name.value != "__init__" or method.name.value == "__init__":  # type: ignore[union-attr]
+            return True
+    return False
+
+
+def _switched_to_train(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What `node` may put in train mode: `model` of `model.train()`, `model.train(flag)`,
+    or of an assignment of `model.training`."""
+    mode = mode_switch(ctx, node)
+    if mode is not None and mode[1] is not False:
+        return mode[0]
+    if type(node) is cst.Attribute and node.attr.value == "training" and type(ctx.parent(node)) is cst.AssignTarget:
+        return node.value
+    return None
+
+
+def _training_loops(ctx: FileContext, method: cst.FunctionDef) -> Iterator[tuple[str, cst.For | cst.While]]:
+    """The loops of `method` that run an attribute of `self` forward with gradients,
+    back-propagate and step an optimizer, each with that attribute (`self.model`)."""
+    for loop in ctx.own_nodes(method.body):
+        if type(loop) not in (cst.For, cst.While):
+            continue
+        inside = ctx.subtree(loop.body)  # type: ignore[attr-defined]
+        if not any(is_backward(node) for node in inside) or not any(optimizer_step(ctx, n) for n in inside):
+            continue
+        # a forward under `torch.no_grad()` (a frozen feature extractor) does not train it
+        run = {dotted_name(node.func) for node in inside  # type: ignore[attr-defined]
+               if type(node) is cst.Call and lexical_grad_mode(ctx, node) in (None, "on")}
+        for model in sorted(name for name in run if name is not None and name.startswith("self.")
+                            and name.count(".") == 1):
+            yield model, loop  # type: ignore[misc]
+
+
+def _set_up_first(ctx: FileContext, trainer: cst.FunctionDef, loop: cst.CSTNode,
+                  methods: dict[str, cst.FunctionDef]) -> Iterator[cst.FunctionDef]:
+    """The methods that surely run before `loop` once the object exists: `__init__`, and
+    those `trainer` calls on `self` as statements of its own body before the loop
+    (`self.setup()`)."""
+    if "__init__" in methods and methods["__init__"] is not trainer:
+        yield methods["__init__"]
+    for statement in trainer.body.body:  # type: ignore[attr-defined]
+        if ctx.order_index(statement) >= ctx.order_index(loop):
+            return
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            callee = method_call(small.value, *methods) if type(small) is cst.Expr else None
+            name = small.value.func.attr.value if callee is not None else None  # type: ignore[attr-defined]
+            if dotted_name(callee) == "self" and name not in ("__init__", trainer.name.value):  # type: ignore[arg-type]
+                yield methods[name]  # type: ignore[index]
+
+
+def _top_level_evals(ctx: FileContext, method: cst.FunctionDef, model: str) -> Iterator[cst.Call]:
+    """The `.eval()` calls on `model` that every run of `method` makes: in a statement of
+    its own body (`self.model.eval()`, `self.model = Net().eval()`), under no condition."""
+    for statement in method.body.body:  # type: ignore[attr-defined]
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            if type(small) is cst.Expr:
+                switch = mode_switch(ctx, small.value)
+                if switch is not None and switch[1] is False and dotted_name(switch[0]) == model:
+                    yield small.value  # type: ignore[misc]
+            elif type(small) is cst.Assign and len(small.targets) == 1 \
+                    and dotted_name(small.targets[0].target) == model:
+                value = small.value  # `Net().eval()`: what it builds is in eval mode
+                if method_call(value, "eval") is not None and not value.args:  # type: ignore[attr-defined]
+                    yield value  # type: ignore[misc]
