@@ -25,8 +25,10 @@ class HookCall:
 
     method: str
     occasional: bool = False  # under a condition or in a handler of the loop's body
+    # the loop's names are told apart by how many times its body binds them before
+    # (`loss@1`): `loss = loss.item()` between two calls makes `loss@2`, another value
     result: str = ""  # the name the loop binds what it returns to (`loss = self.training_step(batch)`)
-    handed: tuple[tuple[str, str], ...] = ()  # (slot, name of the loop it is given): ("#0", "loss")
+    handed: tuple[tuple[str, str], ...] = ()  # (slot, name of the loop it is given): ("#0", "loss@1")
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class HookLoop:
     owner: str
     calls: tuple[HookCall, ...]
     effects: tuple[str, ...] = ()  # what its own code does (see `trainlint.summaries`): `backward`, `step`
-    backpropagated: tuple[str, ...] = ()  # names it back-propagates itself (`loss.backward()`)
+    backpropagated: tuple[str, ...] = ()  # names it back-propagates itself (`loss.backward()`): `loss@1`
     where: str = ""  # the module, as the project names it to a subclass of another one
 
     def named(self) -> str:

@@ -568,6 +568,25 @@ class Fp16WithoutGradScaler(Rule):
         '    def training_step(self, x):\n'
         '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
         '            return self.model(x).mean()\n',
+        # the loop rebinds the loss only after back-propagating it, and scales nothing
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.optimizer.step()\n'
+        '            loss = loss.detach()\n'
+        '            self.losses.append(loss)\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -1104,6 +1123,25 @@ class Fp16WithoutGradScaler(Rule):
         'class Bf16Trainer(Trainer):\n'
         '    def training_step(self, x):\n'
         '        with torch.autocast("cuda", dtype=torch.bfloat16):\n'
+        '            return self.model(x).mean()\n',
+        # the loop scales the loss itself and steps through the scaler
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            loss = self.scaler.scale(loss)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):\n'
         '            return self.model(x).mean()\n',
     )
 

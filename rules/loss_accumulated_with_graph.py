@@ -1785,6 +1785,23 @@ class LossAccumulatedWithGraph(Rule):
         'class HistoryTrainer(Trainer):\n'
         '    def on_step_end(self, loss):\n'
         '        self.history.append(loss)  # expect: TL202\n',
+        # the loop hands the hook the loss it back-propagates, in a slot before `*args`, and
+        # takes its number only afterwards
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss, *stats):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(loss, *self.stats)\n'
+        '            loss = loss.item()\n'
+        '            print(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss, *stats):\n'
+        '        self.history.append(loss)  # expect: TL202\n',
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3113,6 +3130,36 @@ class LossAccumulatedWithGraph(Rule):
         '        self.history.append(loss.detach())\n'
         '    def on_batch(self, loss):\n'
         '        self.batches.append(loss)\n',
+        # the loop hands the hook the loss's number (`loss = loss.item()` after the backward)
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            loss = loss.item()\n'
+        '            self.on_step_end(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss):\n'
+        '        self.history.append(loss)\n',
+        # after `*args` the loss has no slot that is known: which parameter gets it is not told
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, a, b, c=None):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(*self.stats, loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, a, b, c=None):\n'
+        '        self.history.append(b)\n',
     )
 
     def finish(self) -> None:

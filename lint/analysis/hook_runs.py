@@ -142,11 +142,12 @@ def runs_on_every_call(ctx: FileContext, node: cst.CSTNode, function: cst.Functi
 
 
 def unscaled_backward(run: HookRun) -> str | None:
-    """The hook that back-propagates what the override returns with no GradScaler
-    anywhere in the loop: no hook scales a loss or steps through a scaler, and the
-    loop's own code neither back-propagates nor unscales (where it does among the hooks
-    is not recorded); None otherwise, or where a hook of the loop is not known."""
-    if not run.call.result or {BACKWARD, UNSCALE} & set(run.loop.effects) or None in run.hooks:
+    """The hook that back-propagates what the override returns, unchanged since, with no
+    GradScaler anywhere in the loop: no hook scales a loss or steps through a scaler, and
+    the loop's own code neither back-propagates, unscales nor steps through a scaler (where
+    it does among the hooks is not recorded); None otherwise, or where a hook of the loop
+    is not known."""
+    if not run.call.result or {BACKWARD, UNSCALE, SCALER_STEP} & set(run.loop.effects) or None in run.hooks:
         return None
     if any(hook.scales_backward or hook.does(SCALER_STEP) for hook in run.hooks):  # type: ignore[union-attr]
         return None

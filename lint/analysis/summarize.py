@@ -21,8 +21,8 @@ from trainlint.analysis.accumulators import consumed_names, detaches, stored_ele
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.batch_copies import copied_parameters
 from trainlint.analysis.dataflow import (
-    DATALOADER as DATALOADER_CLASS, backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names,
-    unpinned_loader,
+    DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, changed_only_elsewhere,
+    dict_entry, reaching, target_names, unpinned_loader,
 )
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flag_resets import flag_write, pinning_writes
@@ -658,11 +658,11 @@ class _Summarizer:
                     or self.targets.method_of(owner, func.attr.value) is None):
                 continue
             hooks.add(call)
-            handed = tuple((f"#{index}" if arg.keyword is None else arg.keyword.value, arg.value.value)
-                           for index, arg in enumerate(call.args)
-                           if type(arg.value) is cst.Name and not arg.star)  # type: ignore[attr-defined]
-            found.setdefault(loop, []).append(
-                HookCall(func.attr.value, self._occasional_in(call, loop), _bound_result(self.ctx, call), handed))
+            handed = tuple((slot, _value_at(self.ctx, loop, name.value, call)) for slot, name in _handed(call))
+            result = _bound_result(self.ctx, call)
+            found.setdefault(loop, []).append(HookCall(
+                func.attr.value, self._occasional_in(call, loop),
+                result and _value_at(self.ctx, loop, result, call, binding=True), handed))
         return tuple(self._hook_loop(loop, calls, hooks) for loop, calls in found.items())
 
     def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: set[cst.Call]) -> HookLoop:
@@ -672,8 +672,9 @@ class _Summarizer:
         effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
         # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
         receiver = receiver_name(self.ctx, self.func)
-        backpropagated = sorted(name for name in backpropagated_names(self.ctx, loop.body)  # type: ignore[attr-defined]
-                                if BACKWARD in effects and name.partition(".")[0] != receiver)
+        backpropagated = sorted({_value_at(self.ctx, loop, name, call)
+                                 for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
+                                 if BACKWARD in effects and name.partition(".")[0] != receiver})
         return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated))
 
     def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:
@@ -1768,6 +1769,29 @@ def kept_parameters(ctx: FileContext, function: cst.FunctionDef, params: set[str
         return []
     summarizer = _Summarizer(ctx, ctx.summaries.targets, function)
     return [node for node, found in summarizer.accumulations() if found & params]
+
+
+def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:
+    """The plain names `call` hands its callee, each with its slot (`#0`, or the keyword);
+    a positional one after `*args` has none that is known (`hook(*stats, loss)`)."""
+    starred = False
+    for index, arg in enumerate(call.args):
+        starred = starred or arg.star == "*"
+        if arg.star or type(arg.value) is not cst.Name or (starred and arg.keyword is None):
+            continue
+        yield (f"#{index}" if arg.keyword is None else arg.keyword.value), arg.value  # type: ignore[misc]
+
+
+def _value_at(ctx: FileContext, loop: cst.CSTNode, name: str, node: cst.CSTNode, binding: bool = False) -> str:
+    """`name` as the value it holds at `node` in the body of `loop` (with `binding`: the
+    value the statement around `node` binds it to), told apart by how many times the
+    body binds it before (`loss@2`): a loss rebound between its backward and a hook's
+    call (`loss = loss.item()`), even on some iterations only, is not the one back-propagated."""
+    around = set(ctx.ancestors(node))
+    at = ctx.order_index(node)
+    bindings = sum(1 for other in own_nodes(loop.body)  # type: ignore[attr-defined]
+                   if other not in around and ctx.order_index(other) < at and name in bound_names(other))
+    return f"{name}@{bindings + binding}"
 
 
 def _bound_result(ctx: FileContext, call: cst.Call) -> str:
