@@ -74,6 +74,14 @@ class HookRuns:
         self.ctx = ctx
         self.targets = ctx.summaries.targets
         self._looping = [(key, summary) for key, summary in ctx.summaries.closed.items() if summary.hook_loops]
+        self._defined: dict[str, dict[str, str]] = {}  # each class path's methods, by name, with their keys
+        for key in ctx.summaries.closed:
+            head, _, method = key.rpartition(".")
+            self._defined.setdefault(head, {})[method] = key
+        # per class: the keys of the methods its instances run, whether the rest of its
+        # lineage is another module's, and where each class path comes in its lineage:
+        # worked out once per class, as a chain of subclasses asks again for each
+        self._tables: dict[str, tuple[dict[str, str], bool, dict[str, int]]] = {}
         found: dict[tuple[int, HookLoop, HookCall], HookRun] = {}
         for cls in self.targets.classes:
             for loop, owner in self._loops(cls):
@@ -99,25 +107,38 @@ class HookRuns:
                 if head == self.targets.class_path(owner) and self._resolve(cls, method)[0] == key:
                     yield from ((loop, owner) for loop in summary.hook_loops)
 
+    def _table(self, cls: str) -> tuple[dict[str, str], bool, dict[str, int]]:
+        found = self._tables.get(cls)
+        if found is None:
+            methods: dict[str, str] = {}
+            external = False
+            lineage = self.targets.lineage(cls)
+            for owner in lineage:
+                if owner not in self.targets.classes:
+                    external = True
+                    break
+                for method, key in self._defined.get(self.targets.class_path(owner), {}).items():
+                    methods.setdefault(method, key)
+            where = {self.targets.class_path(owner): index for index, owner in enumerate(lineage)}
+            found = self._tables[cls] = (methods, external, where)
+        return found
+
     def _resolve(self, cls: str, method: str) -> tuple[str | None, Summary | None]:
         """The key of the method of this file an instance of `cls` runs for `method`,
         with its closed summary, or (None, what the project says it runs)."""
-        for owner in self.targets.lineage(cls):
-            if owner not in self.targets.classes:
-                return None, self.ctx.external.get(hook_key(cls, method))
-            key = f"{self.targets.class_path(owner)}.{method}"
-            if key in self.ctx.summaries.closed:
-                return key, self.ctx.summaries.closed[key]
-        return None, None
+        methods, external, _ = self._table(cls)
+        key = methods.get(method)
+        if key is not None:
+            return key, self.ctx.summaries.closed[key]
+        return None, self.ctx.external.get(hook_key(cls, method)) if external else None
 
     def _overrides(self, cls: str, key: str, owner: str) -> bool:
         """The method `key` is defined by a class of `cls`'s lineage that comes before
         `owner`, the class whose loop calls it ("": a class of another module)."""
         if not owner:
             return True
-        lineage = self.targets.lineage(cls)
-        defining = next(i for i, name in enumerate(lineage) if key.startswith(f"{self.targets.class_path(name)}."))
-        return defining < lineage.index(owner)
+        where = self._table(cls)[2]
+        return where[key.rpartition(".")[0]] < where[self.targets.class_path(owner)]
 
 
 def hook_runs(ctx: FileContext) -> list[HookRun]:

@@ -130,6 +130,7 @@ class CallTargets:
         # the key prefix of each class's methods: `main.Trainer` for a class defined in `main()`
         self._paths = {name: _path_of(ctx, node) for name, node in self.classes.items()}
         self._bases: dict[str, tuple[str, ...]] = {}
+        self._lineages: dict[str, tuple[str, ...]] = {}
         # the class calls each variable is assigned, and so the class of its instance
         self._built = self._constructions_by_variable()
         self._instances = {key: self._class_named(calls[0].func) for key, calls in self._built.items()}
@@ -272,10 +273,13 @@ class CallTargets:
                 yield current
                 pending.extend(reversed(self.bases(current)))
 
-    def lineage(self, cls: str) -> list[str]:
+    def lineage(self, cls: str) -> tuple[str, ...]:
         """`cls` and the classes it inherits from, in the order methods are looked up
-        (imported ones as the file names them, `.base.Trainer`)."""
-        return list(self._lineage(cls))
+        (imported ones as the file names them, `.base.Trainer`); worked out once per class."""
+        found = self._lineages.get(cls)
+        if found is None:
+            found = self._lineages[cls] = tuple(self._lineage(cls))
+        return found
 
     def class_path(self, cls: str) -> str:
         """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
