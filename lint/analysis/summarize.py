@@ -32,7 +32,7 @@ from trainlint.analysis.guards import (
     tests_a_remainder,
 )
 from trainlint.analysis.literals import constant_text, string_value
-from trainlint.analysis.names import BUILTIN_NAMES, lookup
+from trainlint.analysis.names import BUILTIN_NAMES, canonical, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, grad_mode_at, innermost_loop, is_backward, mode_switch, optimizer_step,
     scheduler_step,
@@ -335,16 +335,32 @@ class CallTargets:
             node = self.classes.get(cls)
             found = self._bases[cls] = tuple(
                 name for arg in (node.bases if node is not None else ()) if arg.keyword is None and not arg.star
-                if (name := self._base_name(arg.value)) is not None)
+                if (name := self._base_name(arg.value, cls)) is not None)
         return found
 
-    def _base_name(self, expr: cst.BaseExpression) -> str | None:
-        if type(expr) is cst.Name and expr.value in self.classes and self.ctx.qualified_name(expr) is None:
+    def _base_name(self, expr: cst.BaseExpression, cls: str) -> str | None:
+        if type(expr) is cst.Name and expr.value == cls:
+            qualified = self._imported_before(expr)
+        elif type(expr) is cst.Name and expr.value in self.classes and self.ctx.qualified_name(expr) is None:
             return expr.value
-        qualified = self.ctx.qualified_name(expr)
+        else:
+            qualified = self.ctx.qualified_name(expr)
         if qualified is None or qualified.startswith(("torch.", "builtins.")):
             return None
         return qualified
+
+    def _imported_before(self, base: cst.Name) -> str | None:
+        """What the base of `class Trainer(Trainer)` names: the class the name was bound to
+        before the statement, when an import is all that binds it beside the statement
+        (another class or assignment of the name, anywhere in the file, could come
+        before: not known)."""
+        scope = self.ctx.scope_of(base)
+        imported = scope.imports.get(base.value) or set()
+        binders = [node for node in iter_nodes(scope.node) if base.value in bound_names(node)
+                   or (type(node) in (cst.ClassDef, cst.FunctionDef) and node.name.value == base.value)]  # type: ignore[attr-defined]
+        if len(imported) != 1 or len(binders) != 1 or base.value in scope.aliases:
+            return None
+        return canonical(next(iter(imported)))
 
     def _super_of(self, expr: cst.BaseExpression) -> str | None:
         """The class of this file whose method calls `super().method()` on `expr`."""
