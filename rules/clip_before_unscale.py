@@ -731,6 +731,29 @@ class ClipBeforeUnscale(Rule):
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
         '        self.scaler.step(self.optimizer)\n'
         '        self.scaler.update()\n',
+        # a class of two bases runs the second one's hook before their common base's, as Python does
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Logging(Trainer):\n'
+        '    def log(self, text):\n'
+        '        print(text)\n'
+        'class Scaled(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        'class AmpTrainer(Logging, Scaled):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1024,6 +1047,28 @@ class ClipBeforeUnscale(Rule):
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
         '        self.scaler.step(self.optimizer)\n'
         '        self.scaler.update()\n',
+        # the second base's hook back-propagates with no scaler, and Python runs it before the common base's
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Logging(Trainer):\n'
+        '    def log(self, text):\n'
+        '        print(text)\n'
+        'class Plain(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        'class ClippingTrainer(Logging, Plain):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.optimizer.step()\n',
     )
 
     def finish(self) -> None:

@@ -275,11 +275,34 @@ class CallTargets:
 
     def lineage(self, cls: str) -> tuple[str, ...]:
         """`cls` and the classes it inherits from, in the order methods are looked up
-        (imported ones as the file names them, `.base.Trainer`); worked out once per class."""
+        (imported ones as the file names them, `.base.Trainer`): Python's (C3) where all
+        are classes of the file, else depth first; worked out once per class."""
         found = self._lineages.get(cls)
         if found is None:
-            found = self._lineages[cls] = tuple(self._lineage(cls))
+            found = tuple(self._lineage(cls))
+            if all(owner in self.classes for owner in found) and any(len(self.bases(owner)) > 1 for owner in found):
+                found = self._c3(found) or found
+            self._lineages[cls] = found
         return found
+
+    def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file:
+        each class's worked out after its bases' (no recursion, however long the chain);
+        None where Python would refuse the class (no consistent order)."""
+        orders: dict[str, list[str]] = {}
+        pending = list(reversed(classes))
+        while pending:
+            ready = [owner for owner in pending if all(base in orders for base in self.bases(owner))]
+            if not ready:
+                return None  # a cycle of bases
+            for owner in ready:
+                bases = self.bases(owner)
+                merged = _c3_merge([list(orders[base]) for base in bases] + [list(bases)])
+                if merged is None:
+                    return None
+                orders[owner] = [owner, *merged]
+            pending = [owner for owner in pending if owner not in orders]
+        return tuple(orders[classes[0]])
 
     def class_path(self, cls: str) -> str:
         """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
@@ -1789,6 +1812,21 @@ def kept_parameters(ctx: FileContext, function: cst.FunctionDef, params: set[str
         return []
     summarizer = _Summarizer(ctx, ctx.summaries.targets, function)
     return [node for node, found in summarizer.accumulations() if found & params]
+
+
+def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
+    """Python's C3 merge: take the first head of a sequence that is in no sequence's
+    tail, drop it everywhere, again; None where no head can be taken."""
+    merged: list[str] = []
+    sequences = [sequence for sequence in sequences if sequence]
+    while sequences:
+        head = next((sequence[0] for sequence in sequences
+                     if not any(sequence[0] in other[1:] for other in sequences)), None)
+        if head is None:
+            return None
+        merged.append(head)
+        sequences = [rest for sequence in sequences if (rest := [c for c in sequence if c != head])]
+    return merged
 
 
 def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:
