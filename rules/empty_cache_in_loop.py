@@ -838,6 +838,22 @@ class EmptyCacheInLoop(Rule):
         'class TidyTrainer(Trainer):\n'
         '    def on_step_end(self):\n'
         '        torch.cuda.empty_cache()  # expect: TL201\n',
+        # the base class leaves the training step to its subclasses (`self.training_step(x)`, none of its own)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.training_step(x)\n'
+        '            self.on_step_end()\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        self.optimizer.zero_grad()\n'
+        '        self.model(x).mean().backward()\n'
+        '        self.optimizer.step()\n'
+        '    def on_step_end(self):\n'
+        '        torch.cuda.empty_cache()  # expect: TL201\n',
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -1180,6 +1196,21 @@ class EmptyCacheInLoop(Rule):
         '        if torch.cuda.memory_reserved() > self.limit:\n'
         '            torch.cuda.empty_cache()\n'
         '    def on_log(self):\n'
+        '        torch.cuda.empty_cache()\n',
+        # `self.training_step` is a function the trainer is given, not a method: nothing tells
+        # that the loop trains
+        'import torch\n'
+        'class Trainer:\n'
+        '    def __init__(self, step):\n'
+        '        self.training_step = step\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.training_step(x)\n'
+        '            self.on_step_end()\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def on_step_end(self):\n'
         '        torch.cuda.empty_cache()\n',
     )
 

@@ -23,6 +23,9 @@ from trainlint.hooks import HookCall, HookLoop, hook_key, loops_of
 from trainlint.summaries import BACKWARD, LOOP, SCALER_STEP, STEP, UNSCALE, Summary
 
 
+_UNDEFINED = Summary()  # what a method no class of the lineage defines runs for it: nothing to judge
+
+
 @dataclass(frozen=True)
 class HookRun:
     loop: HookLoop
@@ -130,7 +133,8 @@ class HookRuns:
         key = methods.get(method)
         if key is not None:
             return key, self.ctx.summaries.closed[key]
-        return None, self.ctx.external.get(hook_key(cls, method)) if external else None
+        # no class of a lineage all of this file defines it: nothing a subclass runs
+        return None, self.ctx.external.get(hook_key(cls, method)) if external else _UNDEFINED
 
     def _overrides(self, cls: str, key: str, owner: str) -> bool:
         """The method `key` is defined by a class of `cls`'s lineage that comes before

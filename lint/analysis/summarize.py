@@ -21,8 +21,8 @@ from trainlint.analysis.accumulators import consumed_names, detaches, stored_ele
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.batch_copies import copied_parameters
 from trainlint.analysis.dataflow import (
-    DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, changed_only_elsewhere,
-    dict_entry, reaching, target_names, unpinned_loader,
+    DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, bound_parts,
+    changed_only_elsewhere, dict_entry, reaching, target_names, unpinned_loader,
 )
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flag_resets import flag_write, pinning_writes
@@ -698,7 +698,7 @@ class _Summarizer:
             func = call.func
             loop = innermost_loop(self.ctx, call)
             if (loop is None or type(func) is not cst.Attribute or receiver_method(self.ctx, func.value) is not self.func
-                    or self.targets.method_of(owner, func.attr.value) is None):
+                    or not self._may_be_hook(owner, func.attr.value)):
                 continue
             hooks.add(call)
             handed = tuple((slot, _value_at(self.ctx, loop, name.value, call)) for slot, name in _handed(call))
@@ -707,6 +707,14 @@ class _Summarizer:
                 func.attr.value, self._occasional_in(call, loop),
                 result and _value_at(self.ctx, loop, result, call, binding=True), handed))
         return tuple(self._hook_loop(loop, calls, hooks) for loop, calls in found.items())
+
+    def _may_be_hook(self, owner: str, method: str) -> bool:
+        """`self.<method>()` in a loop of `owner` runs a method a subclass may define: one of
+        `owner`'s lineage, or one it leaves to its subclasses (`self.training_step(batch)`
+        with no `training_step` of its own), which no attribute of the file is bound as
+        (`self.model = model` makes `self.model(x)` no method)."""
+        return (self.targets.method_of(owner, method) is not None
+                or method not in self.ctx.shared(_assigned_attributes))
 
     def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: set[cst.Call]) -> HookLoop:
         """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method)."""
@@ -1812,6 +1820,12 @@ def kept_parameters(ctx: FileContext, function: cst.FunctionDef, params: set[str
         return []
     summarizer = _Summarizer(ctx, ctx.summaries.targets, function)
     return [node for node, found in summarizer.accumulations() if found & params]
+
+
+def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
+    """The names of the attributes the file binds (`self.model = model`: `model`)."""
+    return frozenset(part.attr.value for node in ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)
+                     for part in bound_parts(node) if type(part) is cst.Attribute)  # type: ignore[attr-defined]
 
 
 def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
