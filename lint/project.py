@@ -24,14 +24,16 @@ import hashlib
 import json
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from trainlint.summaries import Call, Summary, close, may_summarize
+from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
+from trainlint.summaries import BACKWARD, LOOP, STEP, Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 CALL = ".__call__"
+_MAX_LINEAGE = 12  # classes of one lineage followed
 _MAX_ROUNDS = 50  # rounds closing one cycle of files (each adds effects; few are ever needed)
 
 
@@ -161,6 +163,7 @@ class Project:
         self._targets: dict[str, dict[str, tuple[str, str]]] = {}
         self._target_reads: dict[str, frozenset[str]] = {}
         self._reads: set[str] | None = None  # files whose facts the question being worked out read
+        self._locally_closed: dict[str, Mapping[str, Summary]] = {}  # see `_hook_summary`
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -177,6 +180,9 @@ class Project:
             found: dict[str, Summary] = {}
             facts = self._read(path) if path in self.facts else None
             for name in sorted(facts.calls) if facts is not None else ():
+                if name.endswith(f".{HOOK_LOOPS}"):
+                    found.update(self._hook_inputs(path, name.removesuffix(f".{HOOK_LOOPS}")))
+                    continue
                 target = self._follow(path, name)
                 if isinstance(target, str):
                     if target.split(".")[0] == "torch":
@@ -327,6 +333,80 @@ class Project:
                     yield candidate, ".".join(parts[cut:])
                     break
 
+    # -- loops of base classes -------------------------------------------------
+    def _hook_inputs(self, path: str, cls: str) -> dict[str, Summary]:
+        """What the module of `cls` needs to judge its overrides where a loop it inherits
+        from a class of another module calls them (see `trainlint.hooks`): those loops,
+        under `hook_key(cls)`, and what each hook they call runs for an instance of `cls`
+        where a class of another module defines it, under `hook_key(cls, method)`."""
+        defined: dict[str, tuple[str, str]] = {}  # method: (file, key) of the first class defining it
+        loops: list[HookLoop] = []
+        for file, owner in self._lineage(path, cls):
+            for key, summary in self._read(file).summaries.items():
+                head, _, method = key.rpartition(".")
+                if head != owner or method in defined:
+                    continue
+                defined[method] = (file, key)
+                if file != path:
+                    where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
+                    loops.extend(replace(loop, where=where) for loop in summary.hook_loops)
+        resolved = {method: self._hook_summary(path, *defined.get(method, (path, "")))
+                    for method in sorted({call.method for loop in loops for call in loop.calls})}
+        # only a loop that trains for this class: others give its module nothing to judge
+        loops = [loop for loop in loops if _trains(loop, resolved)]
+        if not loops:
+            return {}
+        found = {hook_key(cls): Summary(hook_loops=tuple(loops))}
+        found.update({hook_key(cls, method): summary for method, summary in resolved.items()
+                      if summary is not None and defined[method][0] != path})
+        return found
+
+    def _hook_summary(self, path: str, file: str, key: str) -> Summary | None:
+        """What the method `key` of `file` does for a subclass of `path`: closed, or,
+        for one of `path` itself, closed over its own module (enough to tell whether it
+        trains; its module closes it fully)."""
+        if not key:
+            return None
+        if file != path:
+            return self.summary(file, key)
+        if path not in self._locally_closed:
+            self._locally_closed[path] = close(self._read(path).summaries)
+        return self._locally_closed[path].get(key)
+
+    def _lineage(self, path: str, cls: str) -> Iterator[tuple[str, str]]:
+        """(file, class) of `cls` of `path`, then of its bases, depth first, left to right,
+        as Python looks a method up along single inheritance; up to the first base that is
+        no class of the project (a library's): what comes after it is not known."""
+        seen: set[tuple[str, str]] = set()
+        pending = [(path, cls)]
+        while pending and len(seen) < _MAX_LINEAGE:
+            current = pending.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            yield current
+            file, name = current
+            bases = [(file, base) if "." not in base else self._class_at(file, base)
+                     for base in self._read(file).bases.get(name, ())]
+            if None in bases:
+                return
+            pending.extend(reversed(bases))  # type: ignore[arg-type]
+
+    def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
+        """(file, class name) of the class of the project `qualified` names from `path`,
+        through the re-exports of a package's `__init__.py`."""
+        for module_file, attribute in self._candidates(path, qualified):
+            if module_file in self._inert:
+                return None
+            facts = self._read(module_file)
+            if attribute in facts.bases or any(key.startswith(f"{attribute}.") for key in facts.summaries):
+                return module_file, attribute
+            head, _, rest = attribute.partition(".")
+            reexported = facts.imports.get(head)
+            if reexported is not None and depth < _MAX_REEXPORTS:
+                return self._class_at(module_file, reexported + (f".{rest}" if rest else ""), depth + 1)
+        return None
+
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:
         """The closed summary of function `key` of `path`."""
@@ -445,6 +525,15 @@ class Project:
             yield self._reads
         finally:
             self._reads = saved
+
+
+def _trains(loop: HookLoop, hooks: Mapping[str, Summary | None]) -> bool:
+    """`loop` back-propagates or steps, itself or through a hook that runs no loop of its
+    own (see `trainlint.analysis.hook_runs.HookRun.trains`); a hook not known tells nothing."""
+    if BACKWARD in loop.effects or STEP in loop.effects:
+        return True
+    return any(summary is not None and not summary.does(LOOP) and (summary.does(BACKWARD) or summary.does(STEP))
+               for summary in (hooks.get(call.method) for call in loop.calls))
 
 
 def member_of(module: str, name: str) -> str:

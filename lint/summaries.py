@@ -20,6 +20,8 @@ import ast
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Mapping, Sequence, TypeVar
 
+from trainlint.hooks import HookLoop
+
 STEP = "step"  # an optimizer step, plain or through a GradScaler
 SCALER_STEP = "scaler_step"  # beside STEP: the step goes through a GradScaler (`scaler.step(opt)`)
 # a GradScaler may be updated: `scaler.update()`, or a scaler handed to code out of reach
@@ -324,6 +326,9 @@ class Summary:
     # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
     # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
     patches: frozenset[str] = frozenset()
+    # a method's loops that call hooks of its instance (`self.backward(loss)`): what a subclass
+    # overriding them runs in (see `trainlint.hooks`)
+    hook_loops: tuple[HookLoop, ...] = ()
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -423,6 +428,7 @@ class Summary:
                if self.returns_fielded else {}),
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
+            **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
         }
 
     @classmethod
@@ -488,6 +494,7 @@ class Summary:
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
             copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
+            hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
         )
 
 
@@ -999,6 +1006,8 @@ def trigger_words(summaries: Iterable[Summary]) -> str:
             words.add(_TRIGGERS[EVAL])
         if summary.copies_non_blocking:
             words.add(_TRIGGERS["copies_non_blocking"])
+        if summary.hook_loops:  # a loop of a base class handing the overrides its losses
+            words.add(_TRIGGERS[BACKWARD])
         if summary.returns_kind or any(summary.item_kind(item) for item, _ in summary.returned_items):
             words.add(_TRIGGERS[SCHEDULER_STEP])  # a builder of a scheduler
     return " ".join(sorted(words - {""}))

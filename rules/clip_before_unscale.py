@@ -7,6 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.dataflow import keyword, unpacked
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.hook_runs import HookRun, hook_runs, scaler_of, unscaled_before
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
@@ -27,10 +28,20 @@ class _PlainStep(NamedTuple):
     optimizer: str
 
 
+_IN_HOOK = (
+    "gradients are clipped while still multiplied by the loss scale: {} after back-propagating through "
+    "`{}.scale(loss)`; call `{}.unscale_(optimizer)` before clipping"
+)
 _IN_HELPER = (
     "`{}()` clips gradients that are still multiplied by the loss scale: "
     "call `{}` before it"
 )
+
+
+def _clips_first(summary: Summary) -> bool:
+    """A function that clips gradients before any `unscale_` of its own."""
+    order = [event for event in summary.events if event in (CLIP, UNSCALE)]
+    return bool(order) and order[0] == CLIP
 
 
 class ClipBeforeUnscale(Rule):
@@ -94,6 +105,14 @@ class ClipBeforeUnscale(Rule):
     the scaled gradients (TL105's finding) that no other optimizer's step
     follows before new gradients is too late whatever the scale: it is
     TL403's finding, not reported here.
+
+    A base class's loop is followed into the hooks a subclass overrides (in
+    this file or a module of the project): a loop that calls
+    `self.backward(loss)`, then `self.optimizer_step()`, runs for a subclass
+    whose `backward` scales the loss that subclass's `optimizer_step`; a clip
+    there before any `unscale_` is reported in the override, naming the loop.
+    A loop that unscales by itself, or calls a hook out of reach before it, is
+    left alone.
     """
 
     code = "TL101"
@@ -693,6 +712,48 @@ class ClipBeforeUnscale(Rule):
         "        clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n"
         "        scaler.step(opt)\n"
         "        scaler.update()\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class AmpTrainer(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n',
+        # a class of two bases runs the second one's hook before their common base's, as Python does
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Logging(Trainer):\n'
+        '    def log(self, text):\n'
+        '        print(text)\n'
+        'class Scaled(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        'class AmpTrainer(Logging, Scaled):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n',
     )
     good = (
         # the helper unscales before it clips
@@ -965,6 +1026,49 @@ class ClipBeforeUnscale(Rule):
         "            self.optimizer.zero_grad()\n"
         "            self.backward(self.model(x).mean())\n"
         "            self.optimizer_step()\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class AmpTrainer(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.scaler.unscale_(self.optimizer)\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n',
+        # the second base's hook back-propagates with no scaler, and Python runs it before the common base's
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Logging(Trainer):\n'
+        '    def log(self, text):\n'
+        '        print(text)\n'
+        'class Plain(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        'class ClippingTrainer(Logging, Plain):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.optimizer.step()\n',
     )
 
     def finish(self) -> None:
@@ -986,6 +1090,21 @@ class ClipBeforeUnscale(Rule):
                 self.report(clip, self._message(scalers), fix=self._fix(clip, scalers) if first else None)
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
+        for run in hook_runs(self.ctx):
+            if _clips_first(run.summary) and unscaled_before(run) is False:
+                self._check_override(run)
+
+    def _check_override(self, run: HookRun) -> None:
+        """An override a base class's loop calls after a backward through a GradScaler,
+        with no `unscale_` since: its clips before its own first `unscale_` are reported
+        (see `hook_runs`)."""
+        scaler = scaler_of(run)
+        for call in self.ctx.calls_in_order(run.function.body):
+            helper = self.ctx.summaries.of_call(call)
+            if method_call(call, "unscale_") is not None or (helper is not None and helper.does(UNSCALE)):
+                return
+            if is_clip_call(self.ctx, call) or (helper is not None and _clips_first(helper)):
+                self.report(call, _IN_HOOK.format(run.names(), scaler, scaler))
 
     def _message(self, scalers: set[Binding]) -> str:
         """The message, naming the scaler and the optimizer as the code does

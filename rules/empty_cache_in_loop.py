@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.guards import is_device_check
+from trainlint.analysis.hook_runs import HookRun, hook_runs, runs_on_every_call
 from trainlint.analysis.iteration import builds_its_model_each_iteration, steps_each_iteration, trains_each_run
 from trainlint.analysis.lambdas import called_lambda, lambda_calls
 from trainlint.analysis.summarize import empties_cache
@@ -13,6 +14,10 @@ from trainlint.summaries import EMPTY_CACHE, LOOP
 
 _THROUGH_HELPER = (
     "`{}()` runs `torch.cuda.empty_cache()` on every iteration: it defeats the caching allocator and slows training"
+)
+_IN_HOOK = (
+    "`torch.cuda.empty_cache()` runs on every iteration of {}: it defeats the caching allocator and slows "
+    "training"
 )
 
 
@@ -91,6 +96,14 @@ class EmptyCacheInLoop(Rule):
     other than by a lambda assigned to it (a callback, a hook a library trainer runs), a method of an object whose
     class cannot be told (a parameter, an attribute set in another module),
     and code of installed libraries.
+
+    An override of a hook that a training loop of a base class calls on every
+    iteration (`self.on_step_end()` in `Trainer.fit()`, a class of this file or
+    of a module of the project) is judged as that loop runs it for the
+    subclass, whose other hooks count: the call in the override is reported,
+    naming the loop. Not when the loop calls the hook under a condition, nor a
+    method the loop looks up by a name built at run time
+    (`getattr(self, "on_" + event)()`), nor a hook no class overrides.
     """
 
     code = "TL201"
@@ -812,6 +825,35 @@ class EmptyCacheInLoop(Rule):
         "            self.step(batch)  # expect: TL201\n"
         "            self.optimizer.step()\n"
         "            self.optimizer.zero_grad()\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.model(x).mean().backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end()\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def on_step_end(self):\n'
+        '        torch.cuda.empty_cache()  # expect: TL201\n',
+        # the base class leaves the training step to its subclasses (`self.training_step(x)`, none of its own)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.training_step(x)\n'
+        '            self.on_step_end()\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        self.optimizer.zero_grad()\n'
+        '        self.model(x).mean().backward()\n'
+        '        self.optimizer.step()\n'
+        '    def on_step_end(self):\n'
+        '        torch.cuda.empty_cache()  # expect: TL201\n',
     )
     good = (
         # a period around the call alone: the author chose when it runs
@@ -1135,6 +1177,41 @@ class EmptyCacheInLoop(Rule):
         "        model(x).sum().backward()\n"
         "        optimizer.step()\n"
         "        torch.cuda.empty_cache()\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch\n'
+        'class Trainer:\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for step, x in enumerate(loader):\n'
+        '            self.model(x).mean().backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end()\n'
+        '            if step % 1000 == 0:\n'
+        '                self.on_log()\n'
+        '    def on_log(self):\n'
+        '        print(torch.cuda.memory_allocated())\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def on_step_end(self):\n'
+        '        if torch.cuda.memory_reserved() > self.limit:\n'
+        '            torch.cuda.empty_cache()\n'
+        '    def on_log(self):\n'
+        '        torch.cuda.empty_cache()\n',
+        # `self.training_step` is a function the trainer is given, not a method: nothing tells
+        # that the loop trains
+        'import torch\n'
+        'class Trainer:\n'
+        '    def __init__(self, step):\n'
+        '        self.training_step = step\n'
+        '    def on_step_end(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.training_step(x)\n'
+        '            self.on_step_end()\n'
+        'class TidyTrainer(Trainer):\n'
+        '    def on_step_end(self):\n'
+        '        torch.cuda.empty_cache()\n',
     )
 
     def finish(self) -> None:
@@ -1142,6 +1219,18 @@ class EmptyCacheInLoop(Rule):
             direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
             if direct or self._helper_empties_cache(node) or self._lambda_empties_cache(node):  # type: ignore[arg-type]
                 self._check(node, direct)  # type: ignore[arg-type]
+        for run in hook_runs(self.ctx):
+            if not run.call.occasional and run.summary.does(EMPTY_CACHE) and run.trains():
+                self._check_override(run)
+
+    def _check_override(self, run: HookRun) -> None:
+        """An override a base class's training loop calls on every iteration, emptying
+        the cache on every call of its own: the call in it is reported (see `hook_runs`)."""
+        for call in self.ctx.calls_in_order(run.function.body):
+            direct = empties_cache(self.ctx, call)
+            if (direct or self._helper_empties_cache(call)) and runs_on_every_call(self.ctx, call, run.function):
+                self.report(call, _IN_HOOK.format(run.names()) if direct else _THROUGH_HELPER.format(
+                    self.ctx.code(call.func)))
 
     def _helper_empties_cache(self, call: cst.Call) -> bool:
         summary = self.ctx.summaries.of_call(call)

@@ -3,6 +3,7 @@ from typing import Iterable
 import libcst as cst
 
 from trainlint.analysis.backward_losses import backward_target, computed_here, function_flags, given_slots, runs_when
+from trainlint.analysis.hook_runs import hook_runs, unscaled_backward
 from trainlint.analysis.loops import is_backward
 from trainlint.analysis.precision import FLOAT16, with_precision
 from trainlint.analysis.receivers import GRAD_SCALER, constructor_kind
@@ -120,6 +121,14 @@ class Fp16WithoutGradScaler(Rule):
     counts): the class of a method, the function of a nested one, or
     anywhere in the module's own top-level code (a scaler there may serve
     every function).
+
+    What an override returns under float16 autocast (a subclass's
+    `training_step`) that a base class's loop back-propagates through another
+    hook with no GradScaler (no hook of the loop, as the subclass resolves
+    them, scales the loss or steps through a scaler) is reported at the
+    override's autocast, naming the loop, whatever other classes of the module
+    do; a loop that back-propagates by itself, or a hook out of reach, leaves
+    it alone.
     """
 
     code = "TL103"
@@ -542,6 +551,42 @@ class Fp16WithoutGradScaler(Rule):
         "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
         "        with torch.autocast(\"cuda\", dtype=torch.float16, cache_enabled=False):\n"
         "            closure(net, x)\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.optimizer.step()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
+        # the loop rebinds the loss only after back-propagating it, and scales nothing
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.optimizer.step()\n'
+        '            loss = loss.detach()\n'
+        '            self.losses.append(loss)\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
     )
     good = (
         # the name is assigned again in float32 before this backward
@@ -1062,10 +1107,59 @@ class Fp16WithoutGradScaler(Rule):
         "    with torch.autocast(\"cuda\", dtype=torch.float16):\n"
         "        with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n"
         "            closure(net, x)\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.optimizer.step()\n'
+        'class Bf16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.bfloat16):\n'
+        '            return self.model(x).mean()\n',
+        # the loop scales the loss itself and steps through the scaler
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            loss = self.training_step(x)\n'
+        '            loss = self.scaler.scale(loss)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(loss)\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):\n'
+        '            return self.model(x).mean()\n',
     )
+
+    def _check_overrides(self) -> None:
+        """An override a base class's loop back-propagates what it returns, computed under
+        float16 autocast, with no GradScaler in the loop's hooks: its float16 autocast is
+        reported (see `hook_runs`). Judged by the instance's hooks, not by a scaler
+        elsewhere in the module (another class's)."""
+        for run in hook_runs(self.ctx):
+            backward = unscaled_backward(run) if run.summary.returns_float16 else None
+            for node in iter_nodes(run.function.body) if backward is not None else ():
+                found = with_precision(self.ctx, node) if type(node) is cst.With else None  # type: ignore[arg-type]
+                if found is not None and found[0] == FLOAT16:
+                    self.report(found[1], _IN_HOOK.format(run.names(), backward))
 
     def finish(self) -> None:
         ctx = self.ctx
+        self._check_overrides()
         if self._scales_the_loss(ctx.own_nodes(ctx.module)):
             return  # a scaler of the module's own code: any function may use it
         for body in code_bodies(ctx):
@@ -1220,6 +1314,11 @@ class Fp16WithoutGradScaler(Rule):
         return tainted
 
 
+_IN_HOOK = (
+    "backward through float16 autocast without a GradScaler: {} and back-propagates what it returns in "
+    "`{}()`, with no GradScaler; small gradients underflow to zero: scale the loss with `torch.amp.GradScaler` "
+    "or use bfloat16"
+)
 _CALLED_UNDER = (
     "backward through float16 autocast without a GradScaler: `{}()` runs this function under "
     "float16 autocast, so small gradients underflow to zero; scale the loss with "

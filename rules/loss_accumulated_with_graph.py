@@ -43,6 +43,8 @@ from trainlint.analysis.training import (
     statement_of,
     statements_before,
 )
+from trainlint.analysis.hook_runs import hook_runs
+from trainlint.analysis.summarize import kept_parameters
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import BACKWARD, GRAPH, Summary
@@ -62,6 +64,10 @@ _ACROSS_CALLS = (
 )
 
 
+_IN_HOOK = (
+    "a loss tensor is accumulated with its autograd graph across the iterations of {}, handing it the loss it "
+    "back-propagates: use `loss.item()` (or `loss.detach()`)"
+)
 _KEPT_STATS = (
     "`{}()` returns the loss it back-propagated in {}, with its autograd graph: keeping what it returns "
     "across iterations keeps every graph, and so does anything built from what is kept (a field-wise `sum` "
@@ -287,6 +293,13 @@ class LossAccumulatedWithGraph(Rule):
     finished step), and a plain variable is followed (not an attribute or an
     item); gradient accumulation that sets it anew after each backward is in
     order.
+
+    A loss that a base class's training loop back-propagates (itself, or
+    through a hook such as `self.backward(loss)` as the subclass resolves it)
+    and hands to a hook (`self.on_step_end(loss)`) is followed into each
+    override of the hook, in this file or in a module of the project: the
+    override's append or `+=` that keeps it is reported there, naming the
+    loop. A hook looked up by a name built at run time is not followed.
     """
 
     code = "TL202"
@@ -1757,6 +1770,38 @@ class LossAccumulatedWithGraph(Rule):
         "        key = \"other\"\n"
         "        totals[key] += loss  # expect: TL202\n"
         "    print(totals)\n",
+        # an override that a base class's loop runs (its line is reported)
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss):\n'
+        '        self.history.append(loss)  # expect: TL202\n',
+        # the loop hands the hook the loss it back-propagates, in a slot before `*args`, and
+        # takes its number only afterwards
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss, *stats):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(loss, *self.stats)\n'
+        '            loss = loss.item()\n'
+        '            print(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss, *stats):\n'
+        '        self.history.append(loss)  # expect: TL202\n',
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3067,6 +3112,54 @@ class LossAccumulatedWithGraph(Rule):
         "        window[key] = window.get(key, 0.0) + loss\n"
         "        print(totals, window)\n"
         "        window[key] = 0.0\n",
+        # overrides of a base class's hooks that do it right, or that the loop runs now and then or by name
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(loss)\n'
+        '            getattr(self, "on_" + self.event)(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss):\n'
+        '        self.history.append(loss.detach())\n'
+        '    def on_batch(self, loss):\n'
+        '        self.batches.append(loss)\n',
+        # the loop hands the hook the loss's number (`loss = loss.item()` after the backward)
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, loss):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            loss = loss.item()\n'
+        '            self.on_step_end(loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, loss):\n'
+        '        self.history.append(loss)\n',
+        # after `*args` the loss has no slot that is known: which parameter gets it is not told
+        'import torch.nn.functional as F\n'
+        'class Trainer:\n'
+        '    def on_step_end(self, a, b, c=None):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x, y in loader:\n'
+        '            loss = F.cross_entropy(self.model(x), y)\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        '            self.on_step_end(*self.stats, loss)\n'
+        'class HistoryTrainer(Trainer):\n'
+        '    def on_step_end(self, a, b, c=None):\n'
+        '        self.history.append(b)\n',
     )
 
     def finish(self) -> None:
@@ -3100,6 +3193,7 @@ class LossAccumulatedWithGraph(Rule):
             self._components = loss_components(self.ctx, body, self._backpropagated)
             self._consumed = consumed_names(self.ctx, body, self._handed_to_backward(body), differentiated=True)
             Flow(self.ctx, self._transfer, loop_back=_next_iteration, events=self._is_event).run(body)
+        self._check_overrides()
         for node, accumulator in self._respent.items():
             self.report(self._statement_node(node), _RESPENT.format(accumulator, accumulator))
         found: list[tuple[cst.CSTNode, str, frozenset[cst.Name]]] = []
@@ -3131,6 +3225,15 @@ class LossAccumulatedWithGraph(Rule):
             else:
                 fix = None if node in self._in_place else self._fix(node, accumulator, operands)
                 self.report(self._statement_node(node), fix=fix)
+
+    def _check_overrides(self) -> None:
+        """An override a base class's training loop hands the loss it back-propagates, on
+        every iteration or on some, that keeps it whole (see `hook_runs`): what keeps it is
+        reported in the override."""
+        for run in hook_runs(self.ctx):
+            kept = run.given(run.backpropagated()) & run.summary.accumulates
+            for node in kept_parameters(self.ctx, run.function, kept):
+                self.report(self._statement_node(node), _IN_HOOK.format(run.names()))
 
     def _report_container(self, node: cst.CSTNode) -> None:
         """A step's named tuple (tuple, dict) kept whole: the step is what to mend, and no

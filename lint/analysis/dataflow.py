@@ -495,6 +495,14 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
     each mapped to whether some backward call on it takes no argument (so the
     tensor is a scalar)."""
     found: dict[str, bool] = {}
+    for name, scalar, _ in backpropagations(ctx, body):
+        found[name] = found.get(name, False) or scalar
+    return found
+
+
+def backpropagations(ctx: FileContext, body: cst.CSTNode) -> Iterator[tuple[str, bool, cst.Call]]:
+    """Each name back-propagated in `body` (nested functions excluded), with whether
+    that backward call takes no argument (so the tensor is a scalar), and the call."""
     for call in ctx.calls_in_order(body):
         targets = backward_targets(call, ctx)
         if not targets and ctx.call_name(call) == "torch.autograd.backward" and call.args:
@@ -511,8 +519,7 @@ def backpropagated_names(ctx: FileContext, body: cst.CSTNode) -> dict[str, bool]
                 if name is not None:
                     no_args = not call.args or scaled_backward_scaler(call) is not None
                     scalar = no_args and not reduced and method_call(call, "backward") is not None
-                    found[name] = found.get(name, False) or scalar
-    return found
+                    yield name, scalar, call
 
 
 def loss_components(ctx: FileContext, body: cst.CSTNode, losses: Iterable[str]) -> set[str]:

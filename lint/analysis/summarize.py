@@ -21,8 +21,8 @@ from trainlint.analysis.accumulators import consumed_names, detaches, stored_ele
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.batch_copies import copied_parameters
 from trainlint.analysis.dataflow import (
-    DATALOADER as DATALOADER_CLASS, backpropagated_names, changed_only_elsewhere, dict_entry, reaching, target_names,
-    unpinned_loader,
+    DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, bound_parts,
+    changed_only_elsewhere, dict_entry, reaching, target_names, unpinned_loader,
 )
 from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
 from trainlint.analysis.flag_resets import flag_write, pinning_writes
@@ -32,9 +32,10 @@ from trainlint.analysis.guards import (
     tests_a_remainder,
 )
 from trainlint.analysis.literals import constant_text, string_value
-from trainlint.analysis.names import BUILTIN_NAMES, lookup
+from trainlint.analysis.names import BUILTIN_NAMES, canonical, lookup
 from trainlint.analysis.loops import (
-    clearing_name, clears_grads, grad_mode_at, is_backward, mode_switch, optimizer_step, scheduler_step,
+    clearing_name, clears_grads, grad_mode_at, innermost_loop, is_backward, mode_switch, optimizer_step,
+    scheduler_step,
 )
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
@@ -58,6 +59,7 @@ from trainlint.analysis.training import (
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
+from trainlint.hooks import HookCall, HookLoop, hook_key
 from trainlint.project import FileFacts, member_of
 from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
@@ -128,6 +130,7 @@ class CallTargets:
         # the key prefix of each class's methods: `main.Trainer` for a class defined in `main()`
         self._paths = {name: _path_of(ctx, node) for name, node in self.classes.items()}
         self._bases: dict[str, tuple[str, ...]] = {}
+        self._lineages: dict[str, tuple[str, ...]] = {}
         # the class calls each variable is assigned, and so the class of its instance
         self._built = self._constructions_by_variable()
         self._instances = {key: self._class_named(calls[0].func) for key, calls in self._built.items()}
@@ -270,6 +273,46 @@ class CallTargets:
                 yield current
                 pending.extend(reversed(self.bases(current)))
 
+    def lineage(self, cls: str) -> tuple[str, ...]:
+        """`cls` and the classes it inherits from, in the order methods are looked up
+        (imported ones as the file names them, `.base.Trainer`): Python's (C3) where all
+        are classes of the file, else depth first; worked out once per class."""
+        found = self._lineages.get(cls)
+        if found is None:
+            found = tuple(self._lineage(cls))
+            if all(owner in self.classes for owner in found) and any(len(self.bases(owner)) > 1 for owner in found):
+                found = self._c3(found) or found
+            self._lineages[cls] = found
+        return found
+
+    def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file:
+        each class's worked out after its bases' (no recursion, however long the chain);
+        None where Python would refuse the class (no consistent order)."""
+        orders: dict[str, list[str]] = {}
+        pending = list(reversed(classes))
+        while pending:
+            ready = [owner for owner in pending if all(base in orders for base in self.bases(owner))]
+            if not ready:
+                return None  # a cycle of bases
+            for owner in ready:
+                bases = self.bases(owner)
+                merged = _c3_merge([list(orders[base]) for base in bases] + [list(bases)])
+                if merged is None:
+                    return None
+                orders[owner] = [owner, *merged]
+            pending = [owner for owner in pending if owner not in orders]
+        return tuple(orders[classes[0]])
+
+    def class_path(self, cls: str) -> str:
+        """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
+        class defined in `main()`)."""
+        return self._paths.get(cls, cls)
+
+    def function(self, key: str) -> cst.FunctionDef | None:
+        """The function of the file with the summary key `key`."""
+        return self._functions.get(key)
+
     def imported_bases(self, cls: str) -> list[str]:
         """The classes of `cls`'s lineage imported from another module (`base.BaseTrainer`),
         in the order methods are looked up."""
@@ -315,16 +358,32 @@ class CallTargets:
             node = self.classes.get(cls)
             found = self._bases[cls] = tuple(
                 name for arg in (node.bases if node is not None else ()) if arg.keyword is None and not arg.star
-                if (name := self._base_name(arg.value)) is not None)
+                if (name := self._base_name(arg.value, cls)) is not None)
         return found
 
-    def _base_name(self, expr: cst.BaseExpression) -> str | None:
-        if type(expr) is cst.Name and expr.value in self.classes and self.ctx.qualified_name(expr) is None:
+    def _base_name(self, expr: cst.BaseExpression, cls: str) -> str | None:
+        if type(expr) is cst.Name and expr.value == cls:
+            qualified = self._imported_before(expr)
+        elif type(expr) is cst.Name and expr.value in self.classes and self.ctx.qualified_name(expr) is None:
             return expr.value
-        qualified = self.ctx.qualified_name(expr)
+        else:
+            qualified = self.ctx.qualified_name(expr)
         if qualified is None or qualified.startswith(("torch.", "builtins.")):
             return None
         return qualified
+
+    def _imported_before(self, base: cst.Name) -> str | None:
+        """What the base of `class Trainer(Trainer)` names: the class the name was bound to
+        before the statement, when an import is all that binds it beside the statement
+        (another class or assignment of the name, anywhere in the file, could come
+        before: not known)."""
+        scope = self.ctx.scope_of(base)
+        imported = scope.imports.get(base.value) or set()
+        binders = [node for node in iter_nodes(scope.node) if base.value in bound_names(node)
+                   or (type(node) in (cst.ClassDef, cst.FunctionDef) and node.name.value == base.value)]  # type: ignore[attr-defined]
+        if len(imported) != 1 or len(binders) != 1 or base.value in scope.aliases:
+            return None
+        return canonical(next(iter(imported)))
 
     def _super_of(self, expr: cst.BaseExpression) -> str | None:
         """The class of this file whose method calls `super().method()` on `expr`."""
@@ -621,8 +680,63 @@ class _Summarizer:
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
             defaults=self._defaults(events),
+            hook_loops=self._hook_loops(),
             **{name: frozenset(values) for name, values in sets.items()},
         )
+
+    def _hook_loops(self) -> tuple[HookLoop, ...]:
+        """The loops of a method that call methods of its own instance (`self.backward(loss)`),
+        each with what it hands them: a subclass's override runs there (see `trainlint.hooks`).
+        A method looked up by a name built at run time (`getattr(self, name)()`) is none."""
+        receiver = receiver_name(self.ctx, self.func)
+        owner = self.targets.keys[self.func].rpartition(".")[0]
+        if receiver is None or "." in owner or not only(self.nodes, cst.For, cst.While):
+            return ()  # no loop, or a class of a function's body: no subclass elsewhere
+        found: dict[cst.CSTNode, list[HookCall]] = {}
+        hooks: set[cst.Call] = set()
+        for call in self.ctx.calls_in_order(self.func.body):
+            func = call.func
+            loop = innermost_loop(self.ctx, call)
+            if (loop is None or type(func) is not cst.Attribute or receiver_method(self.ctx, func.value) is not self.func
+                    or not self._may_be_hook(owner, func.attr.value)):
+                continue
+            hooks.add(call)
+            handed = tuple((slot, _value_at(self.ctx, loop, name.value, call)) for slot, name in _handed(call))
+            result = _bound_result(self.ctx, call)
+            found.setdefault(loop, []).append(HookCall(
+                func.attr.value, self._occasional_in(call, loop),
+                result and _value_at(self.ctx, loop, result, call, binding=True), handed))
+        return tuple(self._hook_loop(loop, calls, hooks) for loop, calls in found.items())
+
+    def _may_be_hook(self, owner: str, method: str) -> bool:
+        """`self.<method>()` in a loop of `owner` runs a method a subclass may define: one of
+        `owner`'s lineage, or one it leaves to its subclasses (`self.training_step(batch)`
+        with no `training_step` of its own), which no attribute of the file is bound as
+        (`self.model = model` makes `self.model(x)` no method)."""
+        return (self.targets.method_of(owner, method) is not None
+                or method not in self.ctx.shared(_assigned_attributes))
+
+    def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: set[cst.Call]) -> HookLoop:
+        """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method)."""
+        own = [call for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
+               if call not in hooks and innermost_loop(self.ctx, call) is loop]
+        effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
+        # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
+        receiver = receiver_name(self.ctx, self.func)
+        backpropagated = sorted({_value_at(self.ctx, loop, name, call)
+                                 for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
+                                 if BACKWARD in effects and name.partition(".")[0] != receiver})
+        return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated))
+
+    def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """`call` may be skipped on some iterations of `loop`: under any condition of its
+        body, or in an exception handler there."""
+        for ancestor in self.ctx.ancestors(call):
+            if ancestor is loop:
+                return False
+            if type(ancestor) in (cst.If, cst.IfExp, cst.ExceptHandler, cst.ExceptStarHandler):
+                return True
+        return False
 
     def _left_in_eval(self) -> frozenset[str]:
         """`Summary.leaves_eval`: the params (and `self.` attributes) put in eval mode on
@@ -1410,6 +1524,25 @@ class _Summarizer:
             if param is not None and param not in self.detached:
                 found.add(param)
 
+    def accumulations(self) -> Iterator[tuple[cst.CSTNode, set[str]]]:
+        """Each `+=` and each call that stores params where they outlive the call (see
+        `Summary.accumulates`), with those params."""
+        for node in only(self.nodes, cst.AugAssign):
+            found: set[str] = set()
+            if type(node.operator) is cst.AddAssign:  # type: ignore[attr-defined]
+                self._accumulation(node.target, node.value, found)  # type: ignore[attr-defined]
+            if found:
+                yield node, found
+        for call in self.ctx.calls_in_order(self.func.body):
+            found = set()
+            stored = stored_elements(call)
+            for element in stored[1] if stored is not None else ():
+                self._accumulation(stored[0], element, found)  # type: ignore[index]
+            if stored is None and (receiver := method_call(call, "extend")) is not None and len(call.args) == 1:
+                self._accumulation(receiver, call.args[0].value, found)
+            if found:
+                yield call, found
+
     def _outlives_call(self, root: cst.Name) -> bool:
         if receiver_method(self.ctx, root) is not None or root.value in self.params:
             return True
@@ -1678,6 +1811,67 @@ _BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.IfExp, cst.B
               cst.FunctionDef, cst.ClassDef, cst.Match, cst.ListComp, cst.GeneratorExp)
 # what a function that sets a grad mode of its own is written with
 _GRAD_MODE_WORDS = ("no_grad", "inference_mode", "set_grad_enabled", "enable_grad")
+
+
+def kept_parameters(ctx: FileContext, function: cst.FunctionDef, params: set[str]) -> list[cst.CSTNode]:
+    """The statements and calls of `function` that store one of its `params` where it
+    outlives the call (`self.history.append(loss)`)."""
+    if not params:
+        return []
+    summarizer = _Summarizer(ctx, ctx.summaries.targets, function)
+    return [node for node, found in summarizer.accumulations() if found & params]
+
+
+def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
+    """The names of the attributes the file binds (`self.model = model`: `model`)."""
+    return frozenset(part.attr.value for node in ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)
+                     for part in bound_parts(node) if type(part) is cst.Attribute)  # type: ignore[attr-defined]
+
+
+def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
+    """Python's C3 merge: take the first head of a sequence that is in no sequence's
+    tail, drop it everywhere, again; None where no head can be taken."""
+    merged: list[str] = []
+    sequences = [sequence for sequence in sequences if sequence]
+    while sequences:
+        head = next((sequence[0] for sequence in sequences
+                     if not any(sequence[0] in other[1:] for other in sequences)), None)
+        if head is None:
+            return None
+        merged.append(head)
+        sequences = [rest for sequence in sequences if (rest := [c for c in sequence if c != head])]
+    return merged
+
+
+def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:
+    """The plain names `call` hands its callee, each with its slot (`#0`, or the keyword);
+    a positional one after `*args` has none that is known (`hook(*stats, loss)`)."""
+    starred = False
+    for index, arg in enumerate(call.args):
+        starred = starred or arg.star == "*"
+        if arg.star or type(arg.value) is not cst.Name or (starred and arg.keyword is None):
+            continue
+        yield (f"#{index}" if arg.keyword is None else arg.keyword.value), arg.value  # type: ignore[misc]
+
+
+def _value_at(ctx: FileContext, loop: cst.CSTNode, name: str, node: cst.CSTNode, binding: bool = False) -> str:
+    """`name` as the value it holds at `node` in the body of `loop` (with `binding`: the
+    value the statement around `node` binds it to), told apart by how many times the
+    body binds it before (`loss@2`): a loss rebound between its backward and a hook's
+    call (`loss = loss.item()`), even on some iterations only, is not the one back-propagated."""
+    around = set(ctx.ancestors(node))
+    at = ctx.order_index(node)
+    bindings = sum(1 for other in own_nodes(loop.body)  # type: ignore[attr-defined]
+                   if other not in around and ctx.order_index(other) < at and name in bound_names(other))
+    return f"{name}@{bindings + binding}"
+
+
+def _bound_result(ctx: FileContext, call: cst.Call) -> str:
+    """The name `name = call` binds what `call` returns to, else ""."""
+    statement = ctx.parent(call)
+    if type(statement) is cst.Assign and len(statement.targets) == 1 and type(statement.targets[0].target) is cst.Name:
+        return statement.targets[0].target.value  # type: ignore[union-attr]
+    return ""
 
 
 def batched(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -2210,6 +2404,9 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
     called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx) | module_runs(ctx)
+    # the loops its classes inherit from other modules, which may run their overrides
+    called.update(hook_key(cls) for cls in targets.classes
+                  if any(not base.startswith(("torch.", "builtins.")) for base in targets.imported_bases(cls)))
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}

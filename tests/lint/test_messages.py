@@ -175,3 +175,25 @@ def test_statistics_kept_whole_name_the_step_that_returns_the_loss_in_them() -> 
         "keeping what it returns across iterations keeps every graph, and so does anything built from what is "
         "kept (a field-wise `sum` or `torch.stack` of the statistics); put `loss.detach()` (or `loss.item()`) "
         "in what it returns"))]
+
+
+def test_an_override_a_base_class_loop_runs_names_that_loop() -> None:
+    source = (
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def on_step_end(self, loss):\n"
+        "        pass\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            loss = F.cross_entropy(self.model(x), y)\n"
+        "            loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.on_step_end(loss)\n"
+        "class HistoryTrainer(Trainer):\n"
+        "    def on_step_end(self, loss):\n"
+        "        self.history.append(loss)\n"
+    )
+    assert _messages(source, "TL202") == [(13, (
+        "a loss tensor is accumulated with its autograd graph across the iterations of the loop of "
+        "`Trainer.fit()`, which calls `on_step_end()`, handing it the loss it back-propagates: use "
+        "`loss.item()` (or `loss.detach()`)"))]

@@ -104,6 +104,32 @@ def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache
     init_paths.write_text(init_paths.read_text().replace('"..", "lib")', '"..", "lib_dry")', 1))
     assert ("train.py", 11, "TL404") not in cached()
     assert ("finetune.py", 15, "TL404") in cached()
+def test_overrides_a_base_class_loop_runs_follow_either_module_through_the_cache(tmp_path: Path) -> None:
+    """callbacks.py's overrides are judged as base.py's `Trainer.fit()` runs them: a
+    cached run sees the loop stop handing `on_step_end` the loss itself, and see it
+    again once restored; and sees an override of callbacks.py start keeping the loss,
+    judged against the loop's facts as stored."""
+    project, cached = _copy_with_cached_runs(tmp_path, "trainer_hooks_layout")
+    before = cached()
+    kept = ("callbacks.py", 15, "TL202")
+    assert kept in before and ("callbacks.py", 30, "TL201") in before
+    base = project / "trainer" / "base.py"
+    loop = base.read_text()
+    base.write_text(loop.replace("self.on_step_end(loss)", "self.on_step_end(loss.item())", 1))
+    assert cached() == cached() == before - {kept}
+    base.write_text(loop)
+    assert cached() == before
+    callbacks = project / "trainer" / "callbacks.py"
+    callbacks.write_text(callbacks.read_text().replace("append(loss.detach())", "append(loss)", 1))
+    assert cached() == cached() == before | {("callbacks.py", 25, "TL202")}
+
+
+def test_an_override_in_another_module_names_the_loop_and_its_module() -> None:
+    project = PROJECTS / "trainer_hooks_layout"
+    result = run(_files(project), select_rules(["TL201"], [], []), Config(root=project), RunOptions(jobs=1))
+    assert [(Path(f.path).name, f.line, f.message) for f in result.findings] == [("callbacks.py", 30, (
+        "`torch.cuda.empty_cache()` runs on every iteration of the loop of `Trainer.fit()` (trainer/base.py), "
+        "which calls `on_step_end()`: it defeats the caching allocator and slows training"))]
 
 
 def test_a_module_whose_only_helper_starts_running_the_model_is_followed_through_the_cache(tmp_path: Path) -> None:

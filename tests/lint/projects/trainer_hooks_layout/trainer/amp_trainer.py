@@ -18,7 +18,7 @@ class AmpTrainer(Trainer):
         self.scaler.scale(loss).backward()
 
     def optimizer_step(self):
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.max_grad_norm)  # expect: TL101
         self.scaler.step(self.optimizer)
         self.scaler.update()
 
@@ -44,6 +44,6 @@ class Fp16Trainer(Trainer):
 
     def training_step(self, batch):
         inputs, targets = batch
-        with torch.autocast("cuda", dtype=torch.float16):
+        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103
             logits = self.model(inputs)
         return torch.nn.functional.cross_entropy(logits.float(), targets)

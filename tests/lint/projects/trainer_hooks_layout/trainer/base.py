@@ -1,11 +1,14 @@
 """The training loop; subclasses override the hooks, never the loop.
 
-Known misses: what an override does when this loop calls it is not followed (the
-loop's `self.optimizer_step()` is this class's), so AmpTrainer's clip before
-unscaling (amp_trainer.py:21), Fp16Trainer's float16 backward without a scaler,
-HistoryTrainer's history of losses (callbacks.py:15) and TidyTrainer's
-`empty_cache()` each step (callbacks.py:30) are not reported. A loop of a subclass
-that calls the inherited hooks itself (tasks/finetune.py) is followed."""
+Each override is judged as this loop runs it for an instance of its class, and
+reported on its own line: AmpTrainer's clip before unscaling (after its scaled
+`backward`), Fp16Trainer's float16 autocast that the base `backward()` runs
+without a scaler, HistoryTrainer's history of losses and TidyTrainer's
+`empty_cache()` on each step. UnscalingAmpTrainer (unscales first), Bf16Trainer,
+DetachedHistoryTrainer and PeriodicTidyTrainer (every `log_every` steps) do the
+same things right and are not reported; nor is this class's own `on_step_end`.
+A loop of a subclass that calls the inherited hooks itself (tasks/finetune.py)
+is followed as before."""
 import torch
 
 

@@ -12,7 +12,7 @@ class HistoryTrainer(Trainer):
         self.running = 0.0
 
     def on_step_end(self, loss):
-        self.history.append(loss)
+        self.history.append(loss)  # expect: TL202
         self.running += loss.item()
 
 
@@ -27,7 +27,7 @@ class DetachedHistoryTrainer(Trainer):
 
 class TidyTrainer(UnscalingAmpTrainer):
     def on_step_end(self, loss):
-        torch.cuda.empty_cache()
+        torch.cuda.empty_cache()  # expect: TL201
 
 
 class PeriodicTidyTrainer(UnscalingAmpTrainer):

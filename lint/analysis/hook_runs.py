@@ -1,0 +1,205 @@
+"""The file's overrides as the loops of their base classes run them.
+
+A base class's loop (`Trainer.fit`, in this file or another module) calls
+`self.backward(loss)`, `self.optimizer_step()`, `self.on_step_end(loss)`; a class
+of this file overrides some of them. A user reads the loop with the override in
+the hook's place, and so do the rules: each `HookRun` is one override of this
+file in one loop that runs it for an instance of a class of the file, with what
+every other hook of that loop runs for that instance (see `trainlint.hooks`).
+A hook nothing tells the run of (a library's base class) is not known, and a
+hook looked up by a name built at run time is no hook: the rules stay silent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import libcst as cst
+
+from trainlint.analysis.guards import is_device_check
+from trainlint.context import FileContext
+from trainlint.hooks import HookCall, HookLoop, hook_key, loops_of
+from trainlint.summaries import BACKWARD, LOOP, SCALER_STEP, STEP, UNSCALE, Summary
+
+
+_UNDEFINED = Summary()  # what a method no class of the lineage defines runs for it: nothing to judge
+
+
+@dataclass(frozen=True)
+class HookRun:
+    loop: HookLoop
+    call: HookCall  # the loop's call of the override
+    function: cst.FunctionDef  # the override
+    summary: Summary  # its closed summary
+    hooks: tuple[Summary | None, ...]  # what each call of the loop runs, None where not known
+
+    def trains(self) -> bool:
+        """The loop back-propagates or steps an optimizer, itself or through a hook that
+        runs no loop of its own (a hook that does is a phase: `self.train_epoch()` makes
+        an epoch loop, not a training loop)."""
+        return (BACKWARD in self.loop.effects or STEP in self.loop.effects
+                or any(s is not None and not s.does(LOOP) and (s.does(BACKWARD) or s.does(STEP))
+                       for s in self.hooks))
+
+    def backpropagated(self) -> set[str]:
+        """The loop's names back-propagated in it: by its own code, handed to a hook
+        that back-propagates them, or returned by a hook with its graph."""
+        found = set(self.loop.backpropagated)
+        for call, hook in zip(self.loop.calls, self.hooks):
+            if hook is None:
+                continue
+            found.update(name for slot, name in call.handed if hook.slot(slot) in hook.backpropagates)
+            if call.result and hook.returns_graph:
+                found.add(call.result)
+        return found
+
+    def given(self, names: set[str]) -> set[str]:
+        """The override's parameters the loop hands one of `names`."""
+        return {param for slot, name in self.call.handed if name in names
+                and (param := self.summary.slot(slot)) is not None}
+
+    def before(self) -> Iterator[Summary | None]:
+        """What the hooks the loop calls before the override run, in order."""
+        index = self.loop.calls.index(self.call)
+        return iter(self.hooks[:index])
+
+    def names(self) -> str:
+        """How a message names the call: the loop of `Trainer.fit()` (trainer/base.py), which
+        calls `on_step_end()`."""
+        return f"{self.loop.named()}, which calls `{self.call.method}()`"
+
+
+class HookRuns:
+    """Every `HookRun` of the file (see the module's docstring)."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.targets = ctx.summaries.targets
+        self._looping = [(key, summary) for key, summary in ctx.summaries.closed.items() if summary.hook_loops]
+        self._defined: dict[str, dict[str, str]] = {}  # each class path's methods, by name, with their keys
+        for key in ctx.summaries.closed:
+            head, _, method = key.rpartition(".")
+            self._defined.setdefault(head, {})[method] = key
+        # per class: the keys of the methods its instances run, whether the rest of its
+        # lineage is another module's, and where each class path comes in its lineage:
+        # worked out once per class, as a chain of subclasses asks again for each
+        self._tables: dict[str, tuple[dict[str, str], bool, dict[str, int]]] = {}
+        found: dict[tuple[int, HookLoop, HookCall], HookRun] = {}
+        for cls in self.targets.classes:
+            for loop, owner in self._loops(cls):
+                resolved = [self._resolve(cls, call.method) for call in loop.calls]
+                hooks = tuple(summary for _, summary in resolved)
+                for call, (key, summary) in zip(loop.calls, resolved):
+                    function = self.targets.function(key) if key is not None else None
+                    if function is None or summary is None or not self._overrides(cls, key, owner):  # type: ignore[arg-type]
+                        continue
+                    found.setdefault((id(function), loop, call), HookRun(loop, call, function, summary, hooks))
+        self.runs = list(found.values())
+
+    def _loops(self, cls: str) -> Iterator[tuple[HookLoop, str]]:
+        """The loops `cls` inherits, with the class that defines each ("" for one of
+        another module: the project tells only those nothing overrides)."""
+        for loop in loops_of(self.ctx.external, cls):
+            yield loop, ""
+        for owner in self.targets.lineage(cls)[1:]:
+            if owner not in self.targets.classes:
+                return  # the rest of the lineage is the project's to tell
+            for key, summary in self._looping:
+                head, _, method = key.rpartition(".")
+                if head == self.targets.class_path(owner) and self._resolve(cls, method)[0] == key:
+                    yield from ((loop, owner) for loop in summary.hook_loops)
+
+    def _table(self, cls: str) -> tuple[dict[str, str], bool, dict[str, int]]:
+        found = self._tables.get(cls)
+        if found is None:
+            methods: dict[str, str] = {}
+            external = False
+            lineage = self.targets.lineage(cls)
+            for owner in lineage:
+                if owner not in self.targets.classes:
+                    external = True
+                    break
+                for method, key in self._defined.get(self.targets.class_path(owner), {}).items():
+                    methods.setdefault(method, key)
+            where = {self.targets.class_path(owner): index for index, owner in enumerate(lineage)}
+            found = self._tables[cls] = (methods, external, where)
+        return found
+
+    def _resolve(self, cls: str, method: str) -> tuple[str | None, Summary | None]:
+        """The key of the method of this file an instance of `cls` runs for `method`,
+        with its closed summary, or (None, what the project says it runs)."""
+        methods, external, _ = self._table(cls)
+        key = methods.get(method)
+        if key is not None:
+            return key, self.ctx.summaries.closed[key]
+        # no class of a lineage all of this file defines it: nothing a subclass runs
+        return None, self.ctx.external.get(hook_key(cls, method)) if external else _UNDEFINED
+
+    def _overrides(self, cls: str, key: str, owner: str) -> bool:
+        """The method `key` is defined by a class of `cls`'s lineage that comes before
+        `owner`, the class whose loop calls it ("": a class of another module)."""
+        if not owner:
+            return True
+        where = self._table(cls)[2]
+        return where[key.rpartition(".")[0]] < where[self.targets.class_path(owner)]
+
+
+def hook_runs(ctx: FileContext) -> list[HookRun]:
+    """The file's `HookRun`s, worked out once per file."""
+    return ctx.shared(HookRuns).runs
+
+
+def runs_on_every_call(ctx: FileContext, node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """`node` runs on every call of `function`: under no condition of its (a device
+    check aside) and in no exception handler."""
+    child: cst.CSTNode = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is function:
+            return True
+        if type(ancestor) in (cst.ExceptHandler, cst.ExceptStarHandler, cst.FunctionDef, cst.Lambda):
+            return False
+        if type(ancestor) in (cst.If, cst.IfExp, cst.While) and child is not ancestor.test:  # type: ignore[attr-defined]
+            if not is_device_check(ctx, ancestor.test):  # type: ignore[attr-defined]
+                return False
+        child = ancestor
+    return False
+
+
+def unscaled_backward(run: HookRun) -> str | None:
+    """The hook that back-propagates what the override returns, unchanged since, with no
+    GradScaler anywhere in the loop: no hook scales a loss or steps through a scaler, and
+    the loop's own code neither back-propagates, unscales nor steps through a scaler (where
+    it does among the hooks is not recorded); None otherwise, or where a hook of the loop
+    is not known."""
+    if not run.call.result or {BACKWARD, UNSCALE, SCALER_STEP} & set(run.loop.effects) or None in run.hooks:
+        return None
+    if any(hook.scales_backward or hook.does(SCALER_STEP) for hook in run.hooks):  # type: ignore[union-attr]
+        return None
+    return next((call.method for call, hook in zip(run.loop.calls, run.hooks)
+                 if any(name == run.call.result and hook.slot(slot) in hook.backpropagates  # type: ignore[union-attr]
+                        for slot, name in call.handed)), None)
+
+
+def unscaled_before(run: HookRun) -> bool | None:
+    """Whether the gradients are unscaled when the override runs: False after a hook
+    that back-propagates through a GradScaler (`scaler.scale(loss).backward()`) with no
+    `unscale_` since; True when no such hook ran; None when a hook before it is not
+    known, or the loop unscales itself (where among its hooks is not recorded)."""
+    if UNSCALE in run.loop.effects:
+        return None
+    unscaled = True
+    for hook in run.before():
+        if hook is None:
+            return None
+        if hook.scales_backward:
+            unscaled = False
+        if hook.does(UNSCALE):
+            unscaled = True
+    return unscaled
+
+
+def scaler_of(run: HookRun) -> str:
+    """The GradScaler the hooks before the override scale the loss with (`self.scaler`)."""
+    return next((min(hook.scales_backward) for hook in run.before() if hook is not None and hook.scales_backward),
+                "scaler")

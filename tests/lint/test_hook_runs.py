@@ -1,0 +1,48 @@
+"""`HookRun`s: a file's overrides as the loops of their base classes run them (see
+`trainlint.analysis.hook_runs`)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import libcst as cst
+import pytest
+
+from trainlint.analysis import summarize
+from trainlint.analysis.hook_runs import hook_runs
+from trainlint.context import FileContext
+
+
+def _chain(classes: int, hooks: int) -> str:
+    """A trainer whose loop calls `hooks` hooks, and a chain of `classes` subclasses,
+    each overriding one hook more."""
+    lines = ["class Trainer:\n"]
+    lines += [f"    def h{i}(self, loss):\n        pass\n" for i in range(hooks)]
+    lines += ["    def fit(self, loader):\n        for x in loader:\n            loss = self.model(x).mean()\n"
+              "            loss.backward()\n            self.optimizer.step()\n"]
+    lines += [f"            self.h{i}(loss)\n" for i in range(hooks)]
+    for i in range(classes):
+        base = f"C{i - 1}" if i else "Trainer"
+        lines += [f"class C{i}({base}):\n    def h{i % hooks}(self, loss):\n        self.history.append(loss)\n"]
+    return "".join(lines)
+
+
+def test_a_chain_of_subclasses_works_out_each_lineage_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each class of a long chain asks for what its instances run for every hook of the
+    loop: its lineage is worked out once, not once per hook and per question."""
+    classes, hooks = 120, 30
+    source = _chain(classes, hooks)
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    assert ctx.summaries.closed  # worked out before counting
+    walks = 0
+    lineage = summarize.CallTargets._lineage
+
+    def counted(self: summarize.CallTargets, cls: str) -> Iterator[str]:
+        nonlocal walks
+        walks += 1
+        return lineage(self, cls)
+
+    monkeypatch.setattr(summarize.CallTargets, "_lineage", counted)
+    runs = hook_runs(ctx)
+    assert len(runs) == classes  # each override, in the loop of `Trainer.fit`
+    assert walks <= classes + 1
