@@ -21,6 +21,16 @@ MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond ar
 MAX_EVAL_MODE_CALLS = 8  # outermost eval-mode calls with gradients kept per step: the latest, one per call site
 
 
+class LossTerm(NamedTuple):
+    """The functional loss a backward pass's loss was computed from by later code, when it
+    is not that loss itself (`loss = loss_sum / n_tokens`, `ce + lam * penalty`): its value
+    (detached), its call, and the line that called backward."""
+
+    value: torch.Tensor
+    call: LossCall
+    backward_site: str | None
+
+
 class InputSource(NamedTuple):
     """Of a batch on the trail: where a model was given it, and which argument it was."""
 
@@ -237,6 +247,7 @@ class StepProbe:
     eval_magnitudes: list[torch.Tensor] = field(default_factory=list)
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     loss_calls: list[LossCall | None] = field(default_factory=list)  # of `losses`: the call that made each
+    loss_terms: list[LossTerm | None] = field(default_factory=list)  # of `losses`: what each came from
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     eval_mode_site: str | None = None  # where that forward was called
     # the latest outermost calls in eval mode with gradients on (a validation pass, a
@@ -439,6 +450,7 @@ class StepRecord:
     loss_dtypes: list[torch.dtype] = field(default_factory=list)  # of `losses`
     # buffers that turned non-finite since the previous step's forward (NonfiniteBuffer)
     nonfinite_buffers: list[Any] = field(default_factory=list)
+    loss_terms: list[LossTerm | None] = field(default_factory=list)  # see StepProbe
 
     @property
     def loss(self) -> float | None:

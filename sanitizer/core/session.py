@@ -50,6 +50,7 @@ from sanitizer.core.naming import ModelIndex, class_name, params_of, script_vari
 from sanitizer.core.probe import (
     INPUT_SLOT,
     Gather,
+    LossTerm,
     StepProbe,
     StepRecord,
     UpdatedParams,
@@ -180,7 +181,9 @@ class Sanitizer:
         self._before_update: tuple[list[torch.Tensor], list[torch.Tensor]] | None = None
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, LossCall | None] | None = None
-        self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall] | None = None  # the latest, and its call
+        # the latest training loss a functional loss returned, its call, and its value detached
+        # (kept: a loss computed from it may be all that backward runs on, see LossTerm)
+        self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall, torch.Tensor] | None = None
         self._stepped = False
         # backward passes seen in the run, and since the last step closed: optimizers that
         # step one after the other on one backward pass (an encoder's and a decoder's) end
@@ -526,6 +529,7 @@ class Sanitizer:
             probe.losses.append(loss.detach())
             probe.loss_kinds.append(call.kind if call is not None else None)
             probe.loss_calls.append(call)
+            probe.loss_terms.append(self._loss_term() if call is None else None)
             probe.model_in_eval_mode = self.tracer.model_in_eval_mode()  # the last backward before the step decides
             probe.eval_mode_site = self.tracer.eval_mode_site()
             probe.loss_sites.append(self._loss_site or locations.user_site())
@@ -842,7 +846,7 @@ class Sanitizer:
         kind = loss_calls.kind_of(name, args, kwargs)
         if training:
             self._loss_site = locations.user_site()
-            self._train_loss = (weakref.ref(value), loss_calls.call_of(name, args, kwargs, kind))
+            self._train_loss = (weakref.ref(value), loss_calls.call_of(name, args, kwargs, kind), value.detach())
         elif kind is not None:
             if self.probe.eval_site is None:
                 self.probe.eval_site = locations.user_site()
@@ -870,6 +874,14 @@ class Sanitizer:
             return None
         self.static_loss_scale = float(factor)
         return base, noted[1]
+
+    def _loss_term(self) -> LossTerm | None:
+        """The functional loss noted since the last backward pass, when this one runs on a loss
+        computed from it (see LossTerm); its backward line is found only then."""
+        if self._loss_site is None or self._train_loss is None:
+            return None
+        _, call, value = self._train_loss
+        return LossTerm(value, call, locations.user_site())
 
     def _train_call(self, loss: torch.Tensor) -> LossCall | None:
         """The functional loss call that returned `loss` (None for a sum of losses, a scaled loss)."""
@@ -1220,7 +1232,7 @@ class Sanitizer:
             step_site=locations.user_site() if kept is not None else None,
             updates=updates, by_hand=self.step_source is StepSource.BACKWARD,
             built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses],
-            nonfinite_buffers=buffers)
+            nonfinite_buffers=buffers, loss_terms=probe.loss_terms)
 
     def measure_buffers(self, model: nn.Module) -> None:
         """As `model`'s first training forward of the step begins (see core/buffers.py): a

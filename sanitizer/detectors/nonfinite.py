@@ -19,7 +19,7 @@ from torch import nn
 from sanitizer.core import inputs, locations
 from sanitizer.core.loss_line import loss_site
 from sanitizer.core.naming import model_variable, unwrap_compiled
-from sanitizer.core.probe import INPUT_SLOT, StepRecord, UpdatedParams, inexact
+from sanitizer.core.probe import INPUT_SLOT, LossTerm, StepRecord, UpdatedParams, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import median
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from torch import Tensor
 
+    from sanitizer.core.loss_calls import LossCall
     from sanitizer.core.sink import Sink
 
 TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
@@ -336,7 +337,7 @@ class NonfiniteDetector(Detector):
                                "a mean over zero items)")
                 computed = {"origin": "loss_computation"}
         sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
-                  module=culprit_name, param=param, where=loss_site(record.loss_sites[index]), value=value,
+                  module=culprit_name, param=param, where=_loss_where(record, index), value=value,
                   extra={"culprit": culprit_name, "first_nonfinite_module": first_module, **computed})
 
     def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None,
@@ -636,11 +637,33 @@ def _untrained_nonfinite(record: StepRecord) -> tuple[str, str] | None:
     return None
 
 
+def _loss_term(record: StepRecord, index: int) -> LossTerm | None:
+    return record.loss_terms[index] if index < len(record.loss_terms) else None
+
+
+def _loss_call(record: StepRecord, index: int) -> LossCall | None:
+    """The functional loss call the step's `index`-th loss is, or was computed from
+    (`loss = loss_sum / n_tokens`)."""
+    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    term = _loss_term(record, index)
+    return call if call is not None else term.call if term is not None else None
+
+
+def _loss_where(record: StepRecord, index: int) -> str | None:
+    """The line that made the step's `index`-th loss non-finite: the functional loss's call,
+    unless that loss was finite and backward ran on a loss computed from it: then the
+    assignment of what backward ran on (`loss = loss_sum / n_tokens` with no tokens)."""
+    term = _loss_term(record, index)
+    if term is not None and bool(torch.isfinite(term.value).all()):
+        return loss_site(term.backward_site)
+    return loss_site(record.loss_sites[index])
+
+
 def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, int] | None:
     """The functional loss whose target holds NaN/Inf, when the step's `index`-th loss came
     from one: (`F.mse_loss`, NaN or Inf, how many values, of how many). Read only once
     that loss went non-finite with no module to blame."""
-    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    call = _loss_call(record, index)
     target = call.target() if call is not None and call.target is not None else None
     if target is None or not inexact(target):
         return None
@@ -655,7 +678,7 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
 def _all_ignored(record: StepRecord, index: int) -> tuple[str, int] | None:
     """(`cross_entropy`, its ignore_index) when the step's `index`-th loss came from a
     class-indexed loss whose every label is ignored: a mean over zero items is NaN."""
-    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    call = _loss_call(record, index)
     labels = call.target() if call is not None and call.target is not None else None
     if labels is None or call.ignore_index is None or labels.is_floating_point() or not labels.numel():
         return None

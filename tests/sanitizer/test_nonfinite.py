@@ -67,6 +67,40 @@ def test_a_loss_made_non_finite_by_its_own_computation_says_so(script_runs: Scri
     assert run.stdout == "finished\n"
 
 
+PRELAUNCH += [("token_normalized_loss.py", "--padding-batch", "6"), ("token_normalized_loss.py", "--padding-batch", "6",
+                                                                   "--clamped"),
+              ("token_normalized_loss.py", "--padding-batch", "6", "--mean"), ("token_normalized_loss.py",),
+              ("plain", "token_normalized_loss.py")]
+
+
+def test_a_loss_made_non_finite_after_a_finite_functional_loss_points_at_that_line(
+        script_runs: ScriptRuns) -> None:
+    """The model returns its cross-entropy summed over real tokens; the loop divides it by
+    the batch's token count. A batch of padding only: the sum is 0, finite, the division
+    0 / 0. The event points at the division, not at the cross-entropy in the model, which
+    it used to name though its value was finite."""
+    run = script_runs.get("token_normalized_loss.py", "--padding-batch", "6")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (6, "loss_computation"), event
+    division = line_of("token_normalized_loss.py", "loss = loss_sum / normaliser")
+    assert event["where"] == f"token_normalized_loss.py:{division}", event
+    clamped = script_runs.get("token_normalized_loss.py", "--padding-batch", "6", "--clamped")
+    assert clamped.returncode == 0 and clamped.events() == [], clamped.events()
+    healthy = script_runs.get("token_normalized_loss.py")
+    assert healthy.events() == [] and healthy.stdout == script_runs.plain("token_normalized_loss.py").stdout
+
+
+def test_a_functional_loss_that_was_non_finite_itself_stays_named_when_scaled_later(
+        script_runs: ScriptRuns) -> None:
+    """The model averages its cross-entropy over zero real tokens (NaN) and the loop only
+    divides it by the accumulation count: the cross-entropy made the NaN, and is named."""
+    run = script_runs.get("token_normalized_loss.py", "--padding-batch", "6", "--mean")
+    event = run.first("nonfinite_loss")
+    cross_entropy = line_of("token_normalized_loss.py", "loss = F.cross_entropy(")
+    assert (event["step"], event["where"]) == (6, f"token_normalized_loss.py:{cross_entropy}"), event
+
+
 def test_a_loss_overflowing_on_outputs_an_update_blew_up_names_the_module_not_the_loss(
         script_runs: ScriptRuns) -> None:
     """Layer-local training with log(1 + exp(margin)) and a learning rate 10^4 too high: the
