@@ -282,6 +282,20 @@ def test_a_nan_target_is_reported_as_the_data_not_the_model(script_runs: ScriptR
     assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_input"
 
 
+PRELAUNCH += [("nonfinite_target.py", "accumulate")]
+
+
+def test_a_nan_target_is_named_when_the_loss_is_halved_for_accumulation(script_runs: ScriptRuns) -> None:
+    """`(loss / 2).backward()` runs on a tensor computed from the MSE loss, not on it: the
+    NaN target of the 6th batch (in step 3, two batches a step) is still named."""
+    run = script_runs.get("nonfinite_target.py", "accumulate")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_input")
+    assert event["step"] == 3 and "target passed to F.mse_loss contains NaN values (1 of 8)" in event["message"]
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 3 and "the target passed to F.mse_loss holds NaN" in loss["message"], loss
+
+
 def test_an_auxiliary_loss_a_layer_returns_is_traced(script_runs: ScriptRuns) -> None:
     run = script_runs.get("aux_loss_inf.py")
     assert run.returncode == 0, run.stderr
