@@ -1,8 +1,15 @@
 """NaN/Inf localization: the step, the first non-finite module, the culprit, the parameter."""
 from __future__ import annotations
 
-import pytest
+import io
 
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from sanitizer import Sanitizer
+from sanitizer.core import locations
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",), ("nonfinite_input.py", "background"), ("nonfinite_input.py", "masked"),
@@ -294,6 +301,51 @@ def test_a_nan_target_is_named_when_the_loss_is_halved_for_accumulation(script_r
     assert event["step"] == 3 and "target passed to F.mse_loss contains NaN values (1 of 8)" in event["message"]
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 3 and "the target passed to F.mse_loss holds NaN" in loss["message"], loss
+
+
+PRELAUNCH += [("nonfinite_target.py", "penalty")]
+
+
+def test_a_nan_target_is_named_when_a_second_functional_loss_is_added_after_it(script_runs: ScriptRuns) -> None:
+    """`loss = mse + 1e-3 * F.l1_loss(weight, 0)`: the loss backward ran on came from two
+    functional losses; the MSE loss, the first and the one that was NaN, is named with its
+    target, at its own line. Only the latest, the finite L1 penalty, was kept: the NaN was
+    'the loss computation', at the backward's line."""
+    run = script_runs.get("nonfinite_target.py", "penalty")
+    assert run.returncode == 0, run.stderr
+    mse = f"nonfinite_target.py:{line_of('nonfinite_target.py', 'loss = criterion(')}"
+    event = run.first("nonfinite_input")
+    assert event["step"] == 6 and "target passed to F.mse_loss contains NaN values (1 of 8)" in event["message"]
+    assert event["where"] == mse, event
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 6 and "the target passed to F.mse_loss holds NaN" in loss["message"], loss
+    assert loss["where"] == mse, loss
+
+
+def _format_site_calls(monkeypatch: pytest.MonkeyPatch, divisor: float | None) -> int:
+    """How many sites a short run formats, its loss `F.mse_loss(...)`, divided by `divisor`."""
+    calls = []
+    format_site = locations.format_site
+    monkeypatch.setattr(locations, "format_site", lambda *site: calls.append(site) or format_site(*site))
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(stream=io.StringIO(), report=None):
+        for _ in range(12):
+            loss = F.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+            loss = loss / divisor if divisor is not None else loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    monkeypatch.undo()
+    return len(calls)
+
+
+def test_a_loss_computed_from_a_functional_loss_costs_no_line_lookup_per_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most loops run backward on a loss computed from a functional loss (`loss / accumulation`,
+    `ce + aux`): the backward's line is found only when a non-finite loss needs it, not at
+    every step (it was, one more site formatted a step)."""
+    assert _format_site_calls(monkeypatch, 2.0) == _format_site_calls(monkeypatch, None)
 
 
 def test_an_auxiliary_loss_a_layer_returns_is_traced(script_runs: ScriptRuns) -> None:
