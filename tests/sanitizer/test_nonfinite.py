@@ -98,6 +98,23 @@ def test_a_loss_made_non_finite_after_a_finite_functional_loss_points_at_that_li
     assert healthy.events() == [] and healthy.stdout == script_runs.plain("token_normalized_loss.py").stdout
 
 
+PRELAUNCH += [("token_normalized_loss.py", "--padding-batch", "6", "--in-forward"),
+              ("token_normalized_loss.py", "--in-forward")]
+
+
+def test_a_loss_a_forward_returns_in_a_dict_points_at_the_model_call(script_runs: ScriptRuns) -> None:
+    """The model divides its summed cross-entropy by its token count and returns it in a dict;
+    the loop calls `out["loss"].backward()`. A batch of padding only: 0 / 0 in the forward.
+    The event points at the line that called the model, which assigned `out`, not at the
+    backward's line."""
+    run = script_runs.get("token_normalized_loss.py", "--padding-batch", "6", "--in-forward")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_loss")
+    called = line_of("token_normalized_loss.py", "out = model(tokens, tags)")
+    assert (event["step"], event["where"]) == (6, f"token_normalized_loss.py:{called}"), event
+    assert script_runs.get("token_normalized_loss.py", "--in-forward").events() == []
+
+
 def test_a_functional_loss_that_was_non_finite_itself_stays_named_when_scaled_later(
         script_runs: ScriptRuns) -> None:
     """The model averages its cross-entropy over zero real tokens (NaN) and the loop only

@@ -9,6 +9,9 @@ model computed (its value was finite).
 `--clamped`: the same batch, the count clamped to at least 1: no events.
 `--mean`: the model averages the cross-entropy itself (NaN over zero tokens) and the
 loop divides it by the accumulation count: `where` stays at the cross-entropy's line.
+`--in-forward`: the model divides by the token count itself and returns the loss in a
+dict, as Hugging Face models do; the loop calls `out["loss"].backward()`: `where` is the
+line that called the model.
 """
 import argparse
 
@@ -21,6 +24,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--padding-batch", type=int, default=0)
 parser.add_argument("--clamped", action="store_true")
 parser.add_argument("--mean", action="store_true")
+parser.add_argument("--in-forward", action="store_true")
 args = parser.parse_args()
 torch.manual_seed(3)
 
@@ -39,6 +43,8 @@ class Tagger(nn.Module):
             return logits, None
         reduction = "mean" if args.mean else "sum"
         loss = F.cross_entropy(logits.flatten(0, 1), tags.flatten(), ignore_index=PAD, reduction=reduction)
+        if args.in_forward:
+            return {"logits": logits, "loss": loss / (tags != PAD).sum()}
         return logits, loss
 
 
@@ -58,6 +64,13 @@ optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
 accumulation = 2
 for step in range(1, 21):
     tokens, tags = batch(step)
+    if args.in_forward:
+        out = model(tokens, tags)
+        optimizer.zero_grad()
+        out["loss"].backward()
+        optimizer.step()
+        print(f"{step} {out['loss'].item():.5f}")
+        continue
     logits, loss_sum = model(tokens, tags)
     n_tokens = (tags != PAD).sum()
     normaliser = accumulation if args.mean else n_tokens.clamp(min=1) if args.clamped else n_tokens
