@@ -200,6 +200,24 @@ def user_site(frame: FrameType | None = None) -> str | None:
     return None
 
 
+def user_point() -> tuple[CodeType, int] | None:
+    """(code, instruction) of the caller's innermost user frame: what `user_site` would
+    format, kept for later (`point_site`) where the site is rarely needed; no frame is kept."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if is_user_file(frame.f_code.co_filename):
+            return frame.f_code, frame.f_lasti
+        frame = frame.f_back
+    return None
+
+
+def point_site(point: tuple[CodeType, int]) -> str:
+    """`file:line` of a `user_point`."""
+    code, lasti = point
+    line = next((line for start, end, line in code.co_lines() if start <= lasti < end), None)
+    return format_site(code.co_filename, line)
+
+
 # The line of each instruction of user code asked about, found once. Python finds a
 # frame's line by scanning its code's line table from the start: tens of microseconds
 # at the end of a long script's top level, asked on every step (the lines of the

@@ -37,7 +37,7 @@ def backward_calls(scope: ast.AST, line: int) -> list[ast.Call]:
 
 
 def _receiver(expr: ast.expr) -> str | None:
-    """The name (`loss`, `out.loss`) behind what backward is called on."""
+    """The name (`loss`, `out.loss`, `out` of `out["loss"]`) behind what backward is called on."""
     while True:
         if isinstance(expr, (ast.Name, ast.Attribute)):
             return ast.unparse(expr)
@@ -46,6 +46,8 @@ def _receiver(expr: ast.expr) -> str | None:
             expr = expr.args[0]
         elif isinstance(expr, ast.BinOp):  # loss / accumulation_steps
             expr = expr.left
+        elif isinstance(expr, ast.Subscript):  # out["loss"]: a forward's dict computed it where it was assigned
+            expr = expr.value
         else:
             return None
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from types import CodeType
 from typing import Any, NamedTuple
 
 import torch
@@ -25,6 +26,31 @@ MAX_TRAIL = 4096  # trail entries kept per step (grad-enabled forwards beyond ar
 MAX_EVAL_MODE_CALLS = 64
 MAX_CALL_NODES = 64  # output nodes kept of one call site's calls of a model in a step: its latest calls'
 MAX_OUTPUT_TENSORS = 8  # tensors of one call's output whose nodes are kept (`(logits, aux)`, a ModelOutput)
+
+
+MAX_LOSS_TERMS = 8  # functional losses kept per backward pass, the latest (see ComputedLoss)
+
+
+class LossTerm(NamedTuple):
+    """A training loss a functional loss returned: its value (detached), its tensor version
+    then (a later in-place op, `loss /= n`, changes what the value shows), its call and line."""
+
+    value: torch.Tensor
+    version: int
+    call: LossCall
+    site: str | None
+
+
+class ComputedLoss(NamedTuple):
+    """A loss backward ran on that no functional loss returned, computed from those called
+    since the previous backward pass (`loss = loss_sum / n_tokens`, `ce + lam * penalty`):
+    the latest MAX_LOSS_TERMS of them, whether earlier ones were left out, and the innermost
+    user frame's code and instruction at the backward call (its line is found only when an
+    event needs it: every step pays for two references, no more)."""
+
+    terms: tuple[LossTerm, ...]
+    left_out: bool
+    backward_at: tuple[CodeType, int] | None
 
 
 class InputSource(NamedTuple):
@@ -246,6 +272,7 @@ class StepProbe:
     eval_magnitudes: list[torch.Tensor] = field(default_factory=list)
     loss_kinds: list[str | None] = field(default_factory=list)  # of `losses`, None when unknown
     loss_calls: list[LossCall | None] = field(default_factory=list)  # of `losses`: the call that made each
+    computed_losses: list[ComputedLoss | None] = field(default_factory=list)  # of `losses`: what each came from
     model_in_eval_mode: Any = None  # the model whose eval-mode forward a training loss came from
     eval_mode_site: str | None = None  # where that forward was called
     # the latest outermost calls in eval mode with gradients on (a validation pass, a
@@ -448,6 +475,7 @@ class StepRecord:
     loss_dtypes: list[torch.dtype] = field(default_factory=list)  # of `losses`
     # buffers that turned non-finite since the previous step's forward (NonfiniteBuffer)
     nonfinite_buffers: list[Any] = field(default_factory=list)
+    computed_losses: list[ComputedLoss | None] = field(default_factory=list)  # see StepProbe
 
     @property
     def loss(self) -> float | None:

@@ -50,6 +50,9 @@ from sanitizer.core.naming import ModelIndex, class_name, params_of, script_vari
 from sanitizer.core.probe import (
     INPUT_SLOT,
     Gather,
+    MAX_LOSS_TERMS,
+    ComputedLoss,
+    LossTerm,
     StepProbe,
     StepRecord,
     UpdatedParams,
@@ -181,6 +184,11 @@ class Sanitizer:
         self._scaler: weakref.ref[Any] | None = None
         self._scaled: tuple[weakref.ref[torch.Tensor], torch.Tensor, LossCall | None] | None = None
         self._train_loss: tuple[weakref.ref[torch.Tensor], LossCall] | None = None  # the latest, and its call
+        # the training losses functional losses returned since the last backward pass, the latest
+        # MAX_LOSS_TERMS, and how many there were: a loss computed from them may be all that
+        # backward runs on (see ComputedLoss)
+        self._loss_terms: deque[LossTerm] = deque(maxlen=MAX_LOSS_TERMS)
+        self._loss_terms_seen = 0
         self._stepped = False
         # backward passes seen in the run, and since the last step closed: optimizers that
         # step one after the other on one backward pass (an encoder's and a decoder's) end
@@ -526,10 +534,13 @@ class Sanitizer:
             probe.losses.append(loss.detach())
             probe.loss_kinds.append(call.kind if call is not None else None)
             probe.loss_calls.append(call)
+            probe.computed_losses.append(self._computed_loss() if call is None else None)
             probe.model_in_eval_mode = self.tracer.model_in_eval_mode()  # the last backward before the step decides
             probe.eval_mode_site = self.tracer.eval_mode_site()
             probe.loss_sites.append(self._loss_site or locations.user_site())
             self._loss_site = None
+            self._loss_terms.clear()
+            self._loss_terms_seen = 0
             for detector in self._backward_listeners:
                 detector.on_backward(loss, self.sink)
 
@@ -842,7 +853,10 @@ class Sanitizer:
         kind = loss_calls.kind_of(name, args, kwargs)
         if training:
             self._loss_site = locations.user_site()
-            self._train_loss = (weakref.ref(value), loss_calls.call_of(name, args, kwargs, kind))
+            call = loss_calls.call_of(name, args, kwargs, kind)
+            self._train_loss = (weakref.ref(value), call)
+            self._loss_terms.append(LossTerm(value.detach(), value._version, call, self._loss_site))
+            self._loss_terms_seen += 1
         elif kind is not None:
             if self.probe.eval_site is None:
                 self.probe.eval_site = locations.user_site()
@@ -870,6 +884,14 @@ class Sanitizer:
             return None
         self.static_loss_scale = float(factor)
         return base, noted[1]
+
+    def _computed_loss(self) -> ComputedLoss | None:
+        """The functional losses noted since the last backward pass, when this one runs on a
+        loss computed from them (see ComputedLoss)."""
+        if not self._loss_terms:
+            return None
+        return ComputedLoss(tuple(self._loss_terms), self._loss_terms_seen > MAX_LOSS_TERMS,
+                            locations.user_point())
 
     def _train_call(self, loss: torch.Tensor) -> LossCall | None:
         """The functional loss call that returned `loss` (None for a sum of losses, a scaled loss)."""
@@ -1220,7 +1242,7 @@ class Sanitizer:
             step_site=locations.user_site() if kept is not None else None,
             updates=updates, by_hand=self.step_source is StepSource.BACKWARD,
             built_in_forward=probe.built_in_forward, loss_dtypes=[loss.dtype for loss in probe.losses],
-            nonfinite_buffers=buffers)
+            nonfinite_buffers=buffers, computed_losses=probe.computed_losses)
 
     def measure_buffers(self, model: nn.Module) -> None:
         """As `model`'s first training forward of the step begins (see core/buffers.py): a

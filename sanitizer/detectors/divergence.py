@@ -19,7 +19,10 @@ Two rules, neither waiting for a long history:
   of those after it is no higher than the early losses', or the loss is that
   noisy: once the blow-up's own steps are over, the losses after it come back
   within twice the early level and go half as high as the blow-up again (a
-  regression on noisy targets in batches of 4), or, 5 losses or more, spread so
+  regression on noisy targets in batches of 4), but not when one of them goes 10
+  times past the blow-up: it blew up again, no noise swings that far beyond the
+  level it jumped to (a Hamiltonian network at a rate of 1e3: 0.84, 1188, then
+  between 0.836 and 1e12), or, 5 losses or more, spread so
   widely that their own upper tail reaches the blow-up at odds of 1 in 10,000
   (`tail_reach`: a regression on x..x^4 features in batches of 8 whose lucky
   first loss was 30 times below its third) while their lower tail reaches within
@@ -530,6 +533,13 @@ class DivergenceDetector(Detector):
             else:
                 self._report_blow_up(sink, pending)
             return
+        again = _blew_up_again(pending)
+        if again is not None:
+            # back down, then BLOWUP times past the blow-up: no noise swings so far beyond the
+            # level it jumped to (a Hamiltonian network at a rate of 1e3: 0.84, 1188, then
+            # between a dead 0.836 and 1e12)
+            self._report_blow_up(sink, pending, again)
+            return
         if not at_chance and self._noisy(pending):
             # a loss at its chance level or above after the blow-up is a damaged network's,
             # not the noise of a regression whose first losses were lucky
@@ -576,7 +586,8 @@ class DivergenceDetector(Detector):
         reach = tail_reach(rest) if len(rest) >= TAIL_SAMPLE else None
         return reach is not None and pending.loss <= reach
 
-    def _report_blow_up(self, sink: Sink, blow_up: _BlowUp) -> None:
+    def _report_blow_up(self, sink: Sink, blow_up: _BlowUp, again: tuple[int, float] | None = None) -> None:
+        """`again`: (how many losses after it, the loss) where it blew up again after falling back."""
         climb, dropped = self._climb, self._dropped
         if climb is None and dropped is not None and blow_up.step - dropped.step <= dropped.span:
             climb = dropped  # fell back for a block or two, then blew up within the climb's own span
@@ -597,6 +608,8 @@ class DivergenceDetector(Detector):
                  f" and its last {RECENT} losses stay that high" if blow_up.sustained else
                  f" and the loss was non-finite at step {blow_up.nonfinite_at}" if blow_up.nonfinite_at else
                  f" and the script crashed in step {blow_up.crashed_in}" if blow_up.crashed_in is not None else
+                 f" and it blew up again to {format_number(again[1])} at step {blow_up.step + again[0]}, after "
+                 "falling back" if again is not None else
                  " and the run ended there" if later == 0 else
                  f" and the loss did not come back in the {later} step{'s' * (later > 1)} after it")
         loss, level = blow_up.loss, blow_up.level
@@ -807,6 +820,14 @@ def _odds_per_loss(count: int, half: int) -> float:
 
 def _loss_site(record: StepRecord) -> str | None:
     return next((site for site in record.loss_sites if site), None)
+
+
+def _blew_up_again(pending: _BlowUp) -> tuple[int, float] | None:
+    """(how many losses after a warm-up blow-up, the loss) of the first loss BLOWUP times the
+    blow-up or more once its own steps are over; None if none."""
+    settled = _settled(pending)
+    start = len(pending.after) - len(settled)
+    return next(((start + i + 1, loss) for i, loss in enumerate(settled) if loss >= BLOWUP * pending.loss), None)
 
 
 def _settled(pending: _BlowUp) -> list[float]:

@@ -19,7 +19,7 @@ from torch import nn
 from sanitizer.core import inputs, locations
 from sanitizer.core.loss_line import loss_site
 from sanitizer.core.naming import model_variable, unwrap_compiled
-from sanitizer.core.probe import INPUT_SLOT, StepRecord, UpdatedParams, inexact
+from sanitizer.core.probe import INPUT_SLOT, ComputedLoss, LossTerm, StepRecord, UpdatedParams, inexact
 from sanitizer.detectors import graphs
 from sanitizer.detectors.base import Detector
 from sanitizer.detectors.stats import median
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from torch import Tensor
 
+    from sanitizer.core.loss_calls import LossCall
     from sanitizer.core.sink import Sink
 
 TRAIL_STEPS = 4  # steps of per-module magnitudes kept for the culprit search
@@ -309,12 +310,12 @@ class NonfiniteDetector(Detector):
                 origin = (f"; {culprit_name} (run without gradients: a teacher, a frozen or EMA copy) has "
                           f"non-finite weights: {param}")
             elif target is not None:
-                function, word, bad, total = target
+                function, word, bad, total, site = target
                 origin = f"; the target passed to {function} holds {word}"
                 if self._first("nonfinite_input", record.step):
                     sink.emit("nonfinite_input", record.step,
                               f"the target passed to {function} contains {word} values ({bad} of {total}) "
-                              "while the model's outputs are finite", where=record.loss_sites[index],
+                              "while the model's outputs are finite", where=site,
                               value=float("nan") if word == "NaN" else float("inf"), extra={"operand": "target"})
             elif (jumped := self._overflowed_on(record, index)) is not None:
                 # finite outputs that the last updates blew up: the loss overflowed on them,
@@ -336,7 +337,7 @@ class NonfiniteDetector(Detector):
                                "a mean over zero items)")
                 computed = {"origin": "loss_computation"}
         sink.emit("nonfinite_loss", record.step, f"loss is {_word(value)}{origin}",
-                  module=culprit_name, param=param, where=loss_site(record.loss_sites[index]), value=value,
+                  module=culprit_name, param=param, where=_loss_where(record, index), value=value,
                   extra={"culprit": culprit_name, "first_nonfinite_module": first_module, **computed})
 
     def _report_grads(self, record: StepRecord, sink: Sink, bad: list[int], culprit: int | None,
@@ -636,11 +637,61 @@ def _untrained_nonfinite(record: StepRecord) -> tuple[str, str] | None:
     return None
 
 
-def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, int] | None:
-    """The functional loss whose target holds NaN/Inf, when the step's `index`-th loss came
-    from one: (`F.mse_loss`, NaN or Inf, how many values, of how many). Read only once
-    that loss went non-finite with no module to blame."""
+def _computed_loss(record: StepRecord, index: int) -> ComputedLoss | None:
+    return record.computed_losses[index] if index < len(record.computed_losses) else None
+
+
+def _finite(term: LossTerm) -> bool | None:
+    """Whether a functional loss's value was finite; None once it was changed in place
+    (`ce /= n`): its value is the one after."""
+    return bool(torch.isfinite(term.value).all()) if term.value._version == term.version else None
+
+
+def _made_non_finite(loss: ComputedLoss) -> LossTerm | None:
+    """The first functional loss `loss` was computed from that was non-finite itself."""
+    return next((term for term in loss.terms if _finite(term) is False), None)
+
+
+def _all_finite(loss: ComputedLoss) -> bool:
+    """Whether every functional loss `loss` was computed from is known to have been finite."""
+    return not loss.left_out and all(_finite(term) for term in loss.terms)
+
+
+def _loss_call(record: StepRecord, index: int) -> tuple[LossCall, str | None] | None:
+    """The functional loss call the step's `index`-th loss is, or was computed from, and its
+    line: of those it was computed from (`a + 0.1 * b`), the first that was non-finite itself,
+    else the latest (`loss = loss_sum / n_tokens`)."""
     call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    if call is not None:
+        return call, record.loss_sites[index]
+    computed = _computed_loss(record, index)
+    if computed is None:
+        return None
+    term = _made_non_finite(computed) or computed.terms[-1]
+    return term.call, term.site
+
+
+def _loss_where(record: StepRecord, index: int) -> str | None:
+    """The line that made the step's `index`-th loss non-finite: the functional loss's call
+    (the first non-finite one of several), unless every one it was computed from was finite:
+    then the assignment of what backward ran on (`loss = loss_sum / n_tokens` with no tokens)."""
+    computed = _computed_loss(record, index)
+    if computed is None:
+        return loss_site(record.loss_sites[index])
+    bad = _made_non_finite(computed)
+    if bad is not None:
+        return loss_site(bad.site)
+    if _all_finite(computed) and computed.backward_at is not None:
+        return loss_site(locations.point_site(computed.backward_at))
+    return loss_site(record.loss_sites[index])
+
+
+def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, int, str | None] | None:
+    """The functional loss whose target holds NaN/Inf, when the step's `index`-th loss came
+    from one: (`F.mse_loss`, NaN or Inf, how many values, of how many, its line). Read only
+    once that loss went non-finite with no module to blame."""
+    found = _loss_call(record, index)
+    call, site = found if found is not None else (None, None)
     target = call.target() if call is not None and call.target is not None else None
     if target is None or not inexact(target):
         return None
@@ -649,13 +700,14 @@ def _nonfinite_target(record: StepRecord, index: int) -> tuple[str, str, int, in
     if not bad:
         return None
     word = "NaN" if bool(torch.isnan(target).any()) else "Inf"
-    return f"F.{call.function}", word, bad, target.numel()
+    return f"F.{call.function}", word, bad, target.numel(), site
 
 
 def _all_ignored(record: StepRecord, index: int) -> tuple[str, int] | None:
     """(`cross_entropy`, its ignore_index) when the step's `index`-th loss came from a
     class-indexed loss whose every label is ignored: a mean over zero items is NaN."""
-    call = record.loss_calls[index] if index < len(record.loss_calls) else None
+    found = _loss_call(record, index)
+    call = found[0] if found is not None else None
     labels = call.target() if call is not None and call.target is not None else None
     if labels is None or call.ignore_index is None or labels.is_floating_point() or not labels.numel():
         return None

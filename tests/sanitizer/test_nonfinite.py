@@ -1,8 +1,15 @@
 """NaN/Inf localization: the step, the first non-finite module, the culprit, the parameter."""
 from __future__ import annotations
 
-import pytest
+import io
 
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from sanitizer import Sanitizer
+from sanitizer.core import locations
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",), ("nonfinite_input.py", "background"), ("nonfinite_input.py", "masked"),
@@ -65,6 +72,57 @@ def test_a_loss_made_non_finite_by_its_own_computation_says_so(script_runs: Scri
     assert problem["kind"] == "nonfinite_loss" and "mean over zero items" in problem["advice"]
     assert "lower the learning rate" not in problem["advice"]
     assert run.stdout == "finished\n"
+
+
+PRELAUNCH += [("token_normalized_loss.py", "--padding-batch", "6"), ("token_normalized_loss.py", "--padding-batch", "6",
+                                                                   "--clamped"),
+              ("token_normalized_loss.py", "--padding-batch", "6", "--mean"), ("token_normalized_loss.py",),
+              ("plain", "token_normalized_loss.py")]
+
+
+def test_a_loss_made_non_finite_after_a_finite_functional_loss_points_at_that_line(
+        script_runs: ScriptRuns) -> None:
+    """The model returns its cross-entropy summed over real tokens; the loop divides it by
+    the batch's token count. A batch of padding only: the sum is 0, finite, the division
+    0 / 0. The event points at the division, not at the cross-entropy in the model, which
+    it used to name though its value was finite."""
+    run = script_runs.get("token_normalized_loss.py", "--padding-batch", "6")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (6, "loss_computation"), event
+    division = line_of("token_normalized_loss.py", "loss = loss_sum / normaliser")
+    assert event["where"] == f"token_normalized_loss.py:{division}", event
+    clamped = script_runs.get("token_normalized_loss.py", "--padding-batch", "6", "--clamped")
+    assert clamped.returncode == 0 and clamped.events() == [], clamped.events()
+    healthy = script_runs.get("token_normalized_loss.py")
+    assert healthy.events() == [] and healthy.stdout == script_runs.plain("token_normalized_loss.py").stdout
+
+
+PRELAUNCH += [("token_normalized_loss.py", "--padding-batch", "6", "--in-forward"),
+              ("token_normalized_loss.py", "--in-forward")]
+
+
+def test_a_loss_a_forward_returns_in_a_dict_points_at_the_model_call(script_runs: ScriptRuns) -> None:
+    """The model divides its summed cross-entropy by its token count and returns it in a dict;
+    the loop calls `out["loss"].backward()`. A batch of padding only: 0 / 0 in the forward.
+    The event points at the line that called the model, which assigned `out`, not at the
+    backward's line."""
+    run = script_runs.get("token_normalized_loss.py", "--padding-batch", "6", "--in-forward")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_loss")
+    called = line_of("token_normalized_loss.py", "out = model(tokens, tags)")
+    assert (event["step"], event["where"]) == (6, f"token_normalized_loss.py:{called}"), event
+    assert script_runs.get("token_normalized_loss.py", "--in-forward").events() == []
+
+
+def test_a_functional_loss_that_was_non_finite_itself_stays_named_when_scaled_later(
+        script_runs: ScriptRuns) -> None:
+    """The model averages its cross-entropy over zero real tokens (NaN) and the loop only
+    divides it by the accumulation count: the cross-entropy made the NaN, and is named."""
+    run = script_runs.get("token_normalized_loss.py", "--padding-batch", "6", "--mean")
+    event = run.first("nonfinite_loss")
+    cross_entropy = line_of("token_normalized_loss.py", "loss = F.cross_entropy(")
+    assert (event["step"], event["where"]) == (6, f"token_normalized_loss.py:{cross_entropy}"), event
 
 
 def test_a_loss_overflowing_on_outputs_an_update_blew_up_names_the_module_not_the_loss(
@@ -246,6 +304,65 @@ def test_a_nan_target_is_reported_as_the_data_not_the_model(script_runs: ScriptR
     loss = run.first("nonfinite_loss")
     assert loss["step"] == 6 and loss["module"] is None and "the target passed to F.mse_loss" in loss["message"]
     assert run.report["summary"]["problems"][0]["kind"] == "nonfinite_input"
+
+
+PRELAUNCH += [("nonfinite_target.py", "accumulate")]
+
+
+def test_a_nan_target_is_named_when_the_loss_is_halved_for_accumulation(script_runs: ScriptRuns) -> None:
+    """`(loss / 2).backward()` runs on a tensor computed from the MSE loss, not on it: the
+    NaN target of the 6th batch (in step 3, two batches a step) is still named."""
+    run = script_runs.get("nonfinite_target.py", "accumulate")
+    assert run.returncode == 0, run.stderr
+    event = run.first("nonfinite_input")
+    assert event["step"] == 3 and "target passed to F.mse_loss contains NaN values (1 of 8)" in event["message"]
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 3 and "the target passed to F.mse_loss holds NaN" in loss["message"], loss
+
+
+PRELAUNCH += [("nonfinite_target.py", "penalty")]
+
+
+def test_a_nan_target_is_named_when_a_second_functional_loss_is_added_after_it(script_runs: ScriptRuns) -> None:
+    """`loss = mse + 1e-3 * F.l1_loss(weight, 0)`: the loss backward ran on came from two
+    functional losses; the MSE loss, the first and the one that was NaN, is named with its
+    target, at its own line. Only the latest, the finite L1 penalty, was kept: the NaN was
+    'the loss computation', at the backward's line."""
+    run = script_runs.get("nonfinite_target.py", "penalty")
+    assert run.returncode == 0, run.stderr
+    mse = f"nonfinite_target.py:{line_of('nonfinite_target.py', 'loss = criterion(')}"
+    event = run.first("nonfinite_input")
+    assert event["step"] == 6 and "target passed to F.mse_loss contains NaN values (1 of 8)" in event["message"]
+    assert event["where"] == mse, event
+    loss = run.first("nonfinite_loss")
+    assert loss["step"] == 6 and "the target passed to F.mse_loss holds NaN" in loss["message"], loss
+    assert loss["where"] == mse, loss
+
+
+def _format_site_calls(monkeypatch: pytest.MonkeyPatch, divisor: float | None) -> int:
+    """How many sites a short run formats, its loss `F.mse_loss(...)`, divided by `divisor`."""
+    calls = []
+    format_site = locations.format_site
+    monkeypatch.setattr(locations, "format_site", lambda *site: calls.append(site) or format_site(*site))
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with Sanitizer(stream=io.StringIO(), report=None):
+        for _ in range(12):
+            loss = F.mse_loss(model(torch.randn(8, 4)), torch.randn(8, 1))
+            loss = loss / divisor if divisor is not None else loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    monkeypatch.undo()
+    return len(calls)
+
+
+def test_a_loss_computed_from_a_functional_loss_costs_no_line_lookup_per_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Most loops run backward on a loss computed from a functional loss (`loss / accumulation`,
+    `ce + aux`): the backward's line is found only when a non-finite loss needs it, not at
+    every step (it was, one more site formatted a step)."""
+    assert _format_site_calls(monkeypatch, 2.0) == _format_site_calls(monkeypatch, None)
 
 
 def test_an_auxiliary_loss_a_layer_returns_is_traced(script_runs: ScriptRuns) -> None:

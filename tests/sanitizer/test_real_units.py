@@ -238,6 +238,21 @@ def test_a_warm_up_blow_up_that_training_comes_back_from_is_no_divergence() -> N
     assert _divergence_steps([0.841, 8.475, 8.666] + [0.8] * 50) == [2]  # back to where it started is not back
 
 
+def test_a_warm_up_blow_up_that_falls_back_and_blows_up_again_is_no_noise() -> None:
+    """A Hamiltonian network at Adam's lr=1e3: 0.84, then 1188 at step 2 and 1.2e12 at step
+    3; from there it swings between 0.836, where its saturated tanh units pass no gradient,
+    and 1e5 to 1e13. Falling back near the early level and rising as high as the blow-up
+    again is how a noisy loss swings (it still is, after a blow-up of several steps); ten
+    times past the blow-up after falling back is none: the divergence is the blow-up at
+    step 2. It was reported at step 35 against an early level of 1188, the losses' median."""
+    dead = 0.836
+    swinging = [0.841, 1188.0, 1.2e12, 3.0e5, 1.6e13, 1.9e7, 1.0, 6.4e8, 1.7e5, 2.4e5, dead, dead, 2.7e12]
+    (event,) = _divergence_events(swinging + [dead, dead, 4.7e6] * 9)
+    assert event.step == 2 and "it blew up again to 6.4e+8 at step 8, after falling back" in event.message, event
+    assert _divergence_steps([0.841, 1188.0] + [1.0, 900.0] * 15) == []
+    assert _divergence_steps([0.841, 1188.0, 1.2e12] + [1.0, 900.0] * 15) == []
+
+
 def _divergence_events(losses: list[float], ids: list[int] | None = None,
                        groups: list[int] | None = None) -> list[Any]:
     """The divergence events of a run with these losses, as the session keeps them."""
