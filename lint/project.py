@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
-from trainlint.summaries import Call, Summary, close, may_summarize
+from trainlint.summaries import HIDDEN, OTHER, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close, may_summarize
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 CALL = ".__call__"
@@ -177,6 +177,9 @@ class Project:
             found: dict[str, Summary] = {}
             facts = self._read(path) if path in self.facts else None
             for name in sorted(facts.calls) if facts is not None else ():
+                if name.endswith(TORCH_EXPORT):
+                    found[name] = Summary(torch_export=self.torch_exported(path, module_of(name)))
+                    continue
                 target = self._follow(path, name)
                 if isinstance(target, str):
                     if target.split(".")[0] == "torch":
@@ -327,6 +330,23 @@ class Project:
                     yield candidate, ".".join(parts[cut:])
                     break
 
+    def torch_exported(self, path: str, module: str, depth: int = 0) -> str:
+        """How `from module import *`, in `path`, binds `torch` (`torch_binding`'s
+        constants): the module's own binding and those of its star imports, which
+        must all be torch's or none; OTHER for a module the project does not hold,
+        a chain too long, or a cycle (which is one)."""
+        candidates = self._candidates(path, member_of(module, TORCH_EXPORT))
+        if not candidates or depth >= _MAX_REEXPORTS or candidates[0][0] in self._inert:
+            return OTHER
+        module_file = candidates[0][0]  # the one Python imports
+        facts = self._read(module_file)
+        own = facts.summaries.get(TORCH_EXPORT, Summary()).torch_export
+        if own in (OTHER, HIDDEN):
+            return own
+        found = {own} | {self.torch_exported(module_file, star, depth + 1) for star in facts.star_imports
+                         if star.split(".")[0] != "torch"}
+        return OTHER if OTHER in found else TORCH if TORCH in found else UNBOUND
+
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:
         """The closed summary of function `key` of `path`."""
@@ -452,6 +472,12 @@ def member_of(module: str, name: str) -> str:
     it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
     sibling, not `..utils`, which is a module of the parent package)."""
     return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def module_of(name: str) -> str:
+    """The module of `name`, as `member_of` joined them: `pkg` of `pkg.x`, `.` of `.x`."""
+    module, _, _ = name.rpartition(".")
+    return module if module.strip(".") else module + "."
 
 
 def _add_search_paths(front: list[str], back: list[str], path: str, added: SearchPaths) -> None:

@@ -44,6 +44,14 @@ _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 # the key of what running a module does, beside its functions' (`Summary.patches`): a file
 # that imports the module "calls" `<module name>.<module>` (see `runtime_patches`)
 MODULE_RUN = "<module>"
+# the key of how a module binds `torch` for the files that star-import it (`Summary.torch_export`):
+# such a file asks the project about `<module name>.<torch>` (see `trainlint.analysis.torch_binding`)
+TORCH_EXPORT = "<torch>"
+# how a module binds `torch`, as `Summary.torch_export` says it
+TORCH = "torch"  # by `import torch` / `import torch.x` alone
+HIDDEN = "hidden"  # its literal `__all__` leaves `torch` out: a star import of it binds no `torch`
+OTHER = "other"  # by anything else, or the project cannot tell
+UNBOUND = ""  # not at all (its own star imports may still bind it)
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -324,6 +332,8 @@ class Summary:
     # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
     # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
     patches: frozenset[str] = frozenset()
+    # of a module's `TORCH_EXPORT`: how it binds `torch` (see `trainlint.analysis.torch_binding`)
+    torch_export: str = ""
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -423,6 +433,7 @@ class Summary:
                if self.returns_fielded else {}),
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
+            **({"torch_export": self.torch_export} if self.torch_export else {}),
         }
 
     @classmethod
@@ -488,6 +499,7 @@ class Summary:
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
             copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
+            torch_export=str(data.get("torch_export", "")),
         )
 
 

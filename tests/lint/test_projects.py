@@ -394,3 +394,33 @@ def test_an_amp_api_patched_by_a_module_the_file_imports_is_not_rewritten(tmp_pa
     assert _fixable_amp_lines(project, cache) == {"train_npu.py": [9, 12], "train_cuda.py": [9, 12]}
     port.write_text(text)
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
+
+
+def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: Path) -> None:
+    """train.py does `from models import *`; the package's modules bind `torch` by `import
+    torch` alone (vit.py) or keep their imports out of `__all__` (resnet.py): the fix to
+    torch.amp is offered. train_backend.py star-imports a module that assigns `torch`: no
+    fix. A cached run follows the package's modules as they change."""
+    import shutil
+
+    project = tmp_path / "star_torch_layout"
+    shutil.copytree(PROJECTS / "star_torch_layout", project)
+    cache = tmp_path / "cache"
+    fixed = {"train.py": [9, 12], "train_backend.py": []}
+    refused = {"train.py": [], "train_backend.py": []}
+    assert _fixable_amp_lines(project, None) == _fixable_amp_lines(project, cache) == fixed
+    vit, resnet = project / "models" / "vit.py", project / "models" / "resnet.py"
+    vit_text, resnet_text = vit.read_text(), resnet.read_text()
+    vit.write_text(vit_text.replace("import torch\n", "from backend import torch\n", 1))
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
+    vit.write_text(vit_text)
+    assert _fixable_amp_lines(project, cache) == fixed
+    # resnet.py binds `torch` otherwise, behind an `__all__` that leaves it out; then without it
+    resnet.write_text(resnet_text.replace(
+        "import torch.nn as nn\n", "import torch.nn as nn\nfrom backend import torch\n"))
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == fixed
+    resnet.write_text(resnet.read_text().replace('__all__ = ["ResNet"]\n', ""))
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
+    # a cycle of star imports: what it binds is never settled
+    resnet.write_text(resnet_text.replace('__all__ = ["ResNet"]\n', "") + "from models import *\n")
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
