@@ -78,14 +78,16 @@ def torch_export(ctx: SemanticModel) -> str:
 
 def _all_leaves_out(ctx: SemanticModel, name: str) -> bool:
     """The module's `__all__` is only ever assigned lists or tuples of strings without
-    `name`, and read nowhere else (no `__all__ += ...`, `__all__.append(...)`)."""
+    `name`, by lines of the module's own block (not under an `if` that may skip them),
+    and read nowhere else (no `__all__ += ...`, `__all__.append(...)`)."""
     uses = [node for node in ctx.nodes_of(cst.Name) if node.value == "__all__"]  # type: ignore[attr-defined]
     if not uses:
         return False
     for node in uses:
         target = ctx.parent(node)
         statement = ctx.parent(target) if type(target) is cst.AssignTarget else None
-        if type(statement) is not cst.Assign or ctx.scope_of(node) is not ctx.scopes.module_scope:
+        line = ctx.parent(statement) if type(statement) is cst.Assign else None
+        if line is None or type(ctx.parent(line)) is not cst.Module:
             return False
         value = statement.value  # type: ignore[attr-defined]
         if type(value) not in (cst.List, cst.Tuple):

@@ -419,7 +419,10 @@ def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: P
     resnet.write_text(resnet_text.replace(
         "import torch.nn as nn\n", "import torch.nn as nn\nfrom backend import torch\n"))
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == fixed
-    resnet.write_text(resnet.read_text().replace('__all__ = ["ResNet"]\n', ""))
+    hidden = resnet.read_text()
+    resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n', 'if __name__ != "__main__":\n    __all__ = ["ResNet"]\n'))
+    assert _fixable_amp_lines(project, cache) == refused  # an `__all__` under an `if` may not be there
+    resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n', ""))
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
     # a cycle of star imports: what it binds is never settled
     resnet.write_text(resnet_text.replace('__all__ = ["ResNet"]\n', "") + "from models import *\n")
