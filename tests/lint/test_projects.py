@@ -420,7 +420,8 @@ def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: P
         "import torch.nn as nn\n", "import torch.nn as nn\nfrom backend import torch\n"))
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == fixed
     hidden = resnet.read_text()
-    resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n', 'if __name__ != "__main__":\n    __all__ = ["ResNet"]\n'))
+    resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n',
+                                     'if __name__ != "__main__":\n    __all__ = ["ResNet"]\n'))
     assert _fixable_amp_lines(project, cache) == refused  # an `__all__` under an `if` may not be there
     resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n', ""))
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
