@@ -339,6 +339,8 @@ class Project:
         if not candidates or depth >= _MAX_REEXPORTS or candidates[0][0] in self._inert:
             return OTHER
         module_file = candidates[0][0]  # the one Python imports
+        if _holds_torch_submodule(module_file):
+            return OTHER
         facts = self._read(module_file)
         own = facts.summaries.get(TORCH_EXPORT, Summary()).torch_export
         if own in (OTHER, HIDDEN):
@@ -472,6 +474,15 @@ def member_of(module: str, name: str) -> str:
     it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
     sibling, not `..utils`, which is a module of the parent package)."""
     return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def _holds_torch_submodule(module_file: str) -> bool:
+    """Whether the module is a package with a submodule `torch`: once anything imports
+    that submodule (`from .torch import f`, `import pkg.torch`, `__all__ = ["torch"]`),
+    it is the package's `torch`, and a star import of the package may bind it."""
+    folder = os.path.dirname(module_file)
+    return os.path.basename(module_file) == "__init__.py" and (
+        os.path.isfile(os.path.join(folder, "torch.py")) or os.path.isdir(os.path.join(folder, "torch")))
 
 
 def module_of(name: str) -> str:
