@@ -124,8 +124,18 @@ class DeprecatedAmpApi(Rule):
       otherwise. A module of the project that binds `torch` by `import torch`
       alone, or not at all, or leaves it out of a literal `__all__` (and so
       do the modules it star-imports in turn) keeps the fix (`from models
-      import *` of a package of models); one outside the project, a chain
-      of more than four star imports, or a cycle does not;
+      import *` of a package of models), where the project reads that module:
+      a package's `__init__.py`, a module with no function or class, or one
+      with code the cross-module analysis summarizes (a training step, a
+      model's `forward`). A plain helper or configuration module (`def
+      accuracy(...)`, `class Config`) is not read, and withholds the fix, as
+      do a module outside the project, a package holding a submodule named
+      `torch` (`models/torch.py`), a module that defines a module-level
+      `__getattr__` or names `"torch"` in `__all__` without `import torch`,
+      a chain of more than four star imports, and a cycle;
+    - the file, or a module it star-imports, writes its globals by name:
+      it calls `globals()` (`globals()["torch"] = ...`, `.update(...)`),
+      `vars()` or `exec`, or sets an attribute of `sys.modules[...]`;
     - a function imports torch after the call (the name is local to all of
       the function) and the old API is not imported on a line of that
       function before the call, or an inner scope imports it;
@@ -523,6 +533,24 @@ class DeprecatedAmpApi(Rule):
             "else:\n"
             "    custom_fwd = torch.cuda.amp.custom_fwd  # expect: TL102\n"
             "    custom_bwd = torch.cuda.amp.custom_bwd  # expect: TL102\n",
+        ),
+        # the file rebinds its globals by name: `torch` may be the NPU's module here
+        Example(
+            "import torch\n"
+            "globals()['torch'] = npu_backend\n"
+            "with torch.cuda.amp.autocast():  # expect: TL102\n"
+            "    out = model(x)\n",
+        ),
+        # `vars(args)` reads the options' attributes, not the module's globals: fixed
+        Example(
+            "import torch\n"
+            "options = vars(args)\n"
+            "with torch.cuda.amp.autocast():  # expect: TL102\n"
+            "    out = model(x)\n",
+            fixed="import torch\n"
+            "options = vars(args)\n"
+            "with torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n"
+            "    out = model(x)\n",
         ),
     )
     good = (
