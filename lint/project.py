@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
-from trainlint.summaries import BACKWARD, LOOP, STEP, Call, Summary, close, may_summarize
+from trainlint.summaries import (
+    BACKWARD, HIDDEN, LOOP, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close, may_summarize,
+)
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 CALL = ".__call__"
@@ -182,6 +184,9 @@ class Project:
             for name in sorted(facts.calls) if facts is not None else ():
                 if name.endswith(f".{HOOK_LOOPS}"):
                     found.update(self._hook_inputs(path, name.removesuffix(f".{HOOK_LOOPS}")))
+                    continue
+                if name.endswith(TORCH_EXPORT):
+                    found[name] = Summary(torch_export=self.torch_exported(path, module_of(name)))
                     continue
                 target = self._follow(path, name)
                 if isinstance(target, str):
@@ -407,6 +412,25 @@ class Project:
                 return self._class_at(module_file, reexported + (f".{rest}" if rest else ""), depth + 1)
         return None
 
+    def torch_exported(self, path: str, module: str, depth: int = 0) -> str:
+        """How `from module import *`, in `path`, binds `torch` (`torch_binding`'s
+        constants): the module's own binding and those of its star imports, which
+        must all be torch's or none; OTHER for a module the project does not hold,
+        a chain too long, or a cycle (which is one)."""
+        candidates = self._candidates(path, member_of(module, TORCH_EXPORT))
+        if not candidates or depth >= _MAX_REEXPORTS or candidates[0][0] in self._inert:
+            return OTHER
+        module_file = candidates[0][0]  # the one Python imports
+        if _holds_torch_submodule(module_file):
+            return OTHER
+        facts = self._read(module_file)
+        own = facts.summaries.get(TORCH_EXPORT, Summary()).torch_export
+        if own in (OTHER, HIDDEN):
+            return own
+        found = {own} | {self.torch_exported(module_file, star, depth + 1) for star in facts.star_imports
+                         if star.split(".")[0] != "torch"}
+        return OTHER if OTHER in found else TORCH if TORCH in found else UNBOUND
+
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:
         """The closed summary of function `key` of `path`."""
@@ -541,6 +565,21 @@ def member_of(module: str, name: str) -> str:
     it: `pkg.utils` from `pkg`, and `.utils` from `.` (`from . import utils`: a
     sibling, not `..utils`, which is a module of the parent package)."""
     return module + name if module.endswith(".") else f"{module}.{name}"
+
+
+def _holds_torch_submodule(module_file: str) -> bool:
+    """Whether the module is a package with a submodule `torch`: once anything imports
+    that submodule (`from .torch import f`, `import pkg.torch`, `__all__ = ["torch"]`),
+    it is the package's `torch`, and a star import of the package may bind it."""
+    folder = os.path.dirname(module_file)
+    return os.path.basename(module_file) == "__init__.py" and (
+        os.path.isfile(os.path.join(folder, "torch.py")) or os.path.isdir(os.path.join(folder, "torch")))
+
+
+def module_of(name: str) -> str:
+    """The module of `name`, as `member_of` joined them: `pkg` of `pkg.x`, `.` of `.x`."""
+    module, _, _ = name.rpartition(".")
+    return module if module.strip(".") else module + "."
 
 
 def _add_search_paths(front: list[str], back: list[str], path: str, added: SearchPaths) -> None:

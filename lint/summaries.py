@@ -46,6 +46,14 @@ _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 # the key of what running a module does, beside its functions' (`Summary.patches`): a file
 # that imports the module "calls" `<module name>.<module>` (see `runtime_patches`)
 MODULE_RUN = "<module>"
+# the key of how a module binds `torch` for the files that star-import it (`Summary.torch_export`):
+# such a file asks the project about `<module name>.<torch>` (see `trainlint.analysis.torch_binding`)
+TORCH_EXPORT = "<torch>"
+# how a module binds `torch`, as `Summary.torch_export` says it
+TORCH = "torch"  # by `import torch` / `import torch.x` alone
+HIDDEN = "hidden"  # its literal `__all__` leaves `torch` out: a star import of it binds no `torch`
+OTHER = "other"  # by anything else, or the project cannot tell
+UNBOUND = ""  # not at all (its own star imports may still bind it)
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -329,6 +337,8 @@ class Summary:
     # a method's loops that call hooks of its instance (`self.backward(loss)`): what a subclass
     # overriding them runs in (see `trainlint.hooks`)
     hook_loops: tuple[HookLoop, ...] = ()
+    # of a module's `TORCH_EXPORT`: how it binds `torch` (see `trainlint.analysis.torch_binding`)
+    torch_export: str = ""
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -429,6 +439,7 @@ class Summary:
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
             **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
+            **({"torch_export": self.torch_export} if self.torch_export else {}),
         }
 
     @classmethod
@@ -495,6 +506,7 @@ class Summary:
             copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
             hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
+            torch_export=str(data.get("torch_export", "")),
         )
 
 

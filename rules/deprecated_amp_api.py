@@ -10,10 +10,13 @@ from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_
 from trainlint.analysis.literals import is_docstring, string_value
 from trainlint.analysis.partials import partial_parts
 from trainlint.analysis.runtime_patches import TARGET_HOLDERS, patched_by_imports, torch_names_patched
+from trainlint.analysis.torch_binding import NAMED_DEFINITIONS, binds, binds_only_torch
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
 from trainlint.analysis.training import ancestors_within, opposite_branches
 from trainlint.context import FileContext
+from trainlint.project import member_of
+from trainlint.summaries import OTHER, TORCH_EXPORT
 from trainlint.fixes import RequiredImport
 from trainlint.rule import Example, Fix, Replacement, Rule
 
@@ -117,7 +120,22 @@ class DeprecatedAmpApi(Rule):
       `except` target, a comprehension variable, a walrus, `del torch`,
       `global torch` / `nonlocal torch`, a function or class named `torch`,
       `import numpy as torch`, `from backend import torch`, or a star import
-      of a module outside torch (`from backend import *`);
+      of a module outside torch (`from backend import *`) that may bind it
+      otherwise. A module of the project that binds `torch` by `import torch`
+      alone, or not at all, or leaves it out of a literal `__all__` (and so
+      do the modules it star-imports in turn) keeps the fix (`from models
+      import *` of a package of models), where the project reads that module:
+      a package's `__init__.py`, a module with no function or class, or one
+      with code the cross-module analysis summarizes (a training step, a
+      model's `forward`). A plain helper or configuration module (`def
+      accuracy(...)`, `class Config`) is not read, and withholds the fix, as
+      do a module outside the project, a package holding a submodule named
+      `torch` (`models/torch.py`), a module that defines a module-level
+      `__getattr__` or names `"torch"` in `__all__` without `import torch`,
+      a chain of more than four star imports, and a cycle;
+    - the file, or a module it star-imports, writes its globals by name:
+      it calls `globals()` (`globals()["torch"] = ...`, `.update(...)`),
+      `vars()` or `exec`, or sets an attribute of `sys.modules[...]`;
     - a function imports torch after the call (the name is local to all of
       the function) and the old API is not imported on a line of that
       function before the call, or an inner scope imports it;
@@ -516,6 +534,24 @@ class DeprecatedAmpApi(Rule):
             "    custom_fwd = torch.cuda.amp.custom_fwd  # expect: TL102\n"
             "    custom_bwd = torch.cuda.amp.custom_bwd  # expect: TL102\n",
         ),
+        # the file rebinds its globals by name: `torch` may be the NPU's module here
+        Example(
+            "import torch\n"
+            "globals()['torch'] = npu_backend\n"
+            "with torch.cuda.amp.autocast():  # expect: TL102\n"
+            "    out = model(x)\n",
+        ),
+        # `vars(args)` reads the options' attributes, not the module's globals: fixed
+        Example(
+            "import torch\n"
+            "options = vars(args)\n"
+            "with torch.cuda.amp.autocast():  # expect: TL102\n"
+            "    out = model(x)\n",
+            fixed="import torch\n"
+            "options = vars(args)\n"
+            "with torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n"
+            "    out = model(x)\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -800,7 +836,7 @@ class DeprecatedAmpApi(Rule):
         tries = {id(statement) for line in self._import_lines(reference)
                  if type(statement := self.ctx.parent(self.ctx.parent(self.ctx.parent(line)))) is cst.Try}
         for binding in self.ctx.nodes_of(cst.Name):
-            if (binding.value != head.value or not _binds(self.ctx, binding) or self.ctx.scope_of(binding) is not scope  # type: ignore[attr-defined]
+            if (binding.value != head.value or not binds(self.ctx, binding) or self.ctx.scope_of(binding) is not scope  # type: ignore[attr-defined]
                     or type(self.ctx.parent(binding)) is cst.Param):  # a parameter is its function's
                 continue
             handler = next((a for a in self.ctx.ancestors(binding) if type(a) is cst.ExceptHandler), None)
@@ -934,16 +970,20 @@ class DeprecatedAmpApi(Rule):
 
     def _only_torch_binds(self, name: str) -> bool:
         """Whether nothing in the file binds `name` but `import torch` (`torch.x`,
-        `torch as name`): no parameter, assignment, loop, walrus, `del`, `global`,
-        nor a star import of a module outside torch (it may export any name)."""
+        `torch as name`; see `binds_only_torch`), nor a star import of a module outside
+        torch, unless the project says that module binds `torch` only so, or not at all."""
         if name not in self._only_torch:
-            ctx = self.ctx
-            self._only_torch[name] = not (
-                any(m.split(".")[0] != "torch" for scope in ctx.scopes.scopes() for m in scope.star_imports)
-                or any(node.value == name and _binds(ctx, node) for node in ctx.nodes_of(cst.Name))  # type: ignore[attr-defined]
-                or any(_binds_other_than_torch(alias, ctx.parent(alias), name) for alias in ctx.nodes_of(cst.ImportAlias))  # type: ignore[arg-type]
-            )
+            self._only_torch[name] = binds_only_torch(self.ctx, name) and all(
+                self._star_keeps(name, module) for scope in self.ctx.scopes.scopes() for module in scope.star_imports)
         return self._only_torch[name]
+
+    def _star_keeps(self, name: str, module: str) -> bool:
+        """Whether `from module import *` leaves `name` torch or unbound: a module of
+        torch, or, for `torch`, one the project reads (see `Project.torch_exported`)."""
+        if module.split(".")[0] == "torch":
+            return True
+        told = self.ctx.external.get(member_of(module, TORCH_EXPORT))
+        return name == "torch" and told is not None and told.torch_export != OTHER
 
     def _torch_before(self, name: str, at: cst.CSTNode) -> bool:
         """Whether `name` is torch whenever `at` runs: only imports of torch bind
@@ -1188,7 +1228,6 @@ def _with_commas(args: list[cst.Arg], original: Sequence[cst.Arg]) -> list[cst.A
 
 
 _IMPORT_PARTS = frozenset({cst.Import, cst.ImportFrom, cst.ImportAlias, cst.AsName})
-_NAMED_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
 
 
 def _is_reference(node: cst.Name | cst.Attribute, parent: cst.CSTNode | None) -> bool:
@@ -1204,7 +1243,7 @@ def _is_reference(node: cst.Name | cst.Attribute, parent: cst.CSTNode | None) ->
         return parent.keyword is not node  # type: ignore[union-attr]
     if kind in TARGET_HOLDERS:
         return parent.target is not node  # type: ignore[union-attr]
-    if kind in _NAMED_DEFINITIONS:
+    if kind in NAMED_DEFINITIONS:
         return parent.name is not node  # type: ignore[union-attr]
     return True
 
@@ -1234,45 +1273,6 @@ def _encloses(outer: Scope, scope: Scope | None) -> bool:
 
 # expressions with a scope of their own, which a class body's names do not reach
 _OWN_SCOPES = frozenset({cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
-_TARGET_PARTS = frozenset({cst.Tuple, cst.List, cst.Element, cst.StarredElement})
-_TARGETS = frozenset({cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor, cst.Del})
-
-
-def _binds(ctx: FileContext, name: cst.Name) -> bool:
-    """Whether `name` is bound (or deleted, or declared global) there by
-    anything but an import: a target, a parameter, a definition's name,
-    `with`/`except ... as`, a match capture."""
-    child: cst.CSTNode = name
-    parent = ctx.parent(name)
-    while type(parent) in _TARGET_PARTS:  # `a, *name = ...`, `for (a, name) in ...`
-        child, parent = parent, ctx.parent(parent)
-    kind = type(parent)
-    if kind in _TARGETS:
-        return parent.target is child  # type: ignore[union-attr]
-    if kind in _NAMED_DEFINITIONS or kind in (cst.MatchAs, cst.MatchStar):
-        return parent.name is child  # type: ignore[union-attr]
-    if kind is cst.MatchMapping:
-        return parent.rest is child  # type: ignore[union-attr]
-    if kind is cst.AsName:
-        return type(ctx.parent(parent)) is not cst.ImportAlias  # imports are judged apart
-    return kind is cst.NameItem  # `global name`, `nonlocal name`
-
-
-def _binds_other_than_torch(alias: cst.ImportAlias, statement: cst.CSTNode | None, name: str) -> bool:
-    """Whether this alias of an import binds `name` to anything but torch
-    (`import numpy as torch`, `from backend import torch`, `import torch.cuda as torch`)."""
-    module = dotted_name(alias.name) or ""
-    if alias.asname is not None:
-        local = alias.asname.name.value if type(alias.asname.name) is cst.Name else None
-    else:
-        local = module.split(".")[0] if type(statement) is cst.Import else module
-    if local != name:
-        return False
-    if type(statement) is not cst.Import:
-        return True
-    return module != "torch" and (alias.asname is not None or not module.startswith("torch."))
-
-
 def _imported_names(small: cst.BaseSmallStatement) -> set[str]:
     """Local names an import statement binds."""
     if type(small) not in (cst.Import, cst.ImportFrom) or type(small.names) is cst.ImportStar:

@@ -49,6 +49,7 @@ from trainlint.analysis.receivers import (
 )
 from trainlint.analysis.runtime_patches import amp_patches, module_runs, torch_names_patched
 from trainlint.analysis.search_paths import search_paths
+from trainlint.analysis.torch_binding import module_facts, star_questions
 from trainlint.analysis.scopes import (
     argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
@@ -2403,7 +2404,8 @@ def file_facts(ctx: FileContext) -> FileFacts:
     bases = {name: found for name in targets.classes if (found := targets.bases(name))}
     # the names the file reads through its star imports go with the names it calls:
     # the project says what each is (`nn` of `from common import *`: `torch.nn`)
-    called = summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx) | module_runs(ctx)
+    called = (summaries.called_names() | star_bound_names(ctx) | reexports_imported(ctx) | module_runs(ctx)
+              | star_questions(ctx))
     # the loops its classes inherit from other modules, which may run their overrides
     called.update(hook_key(cls) for cls in targets.classes
                   if any(not base.startswith(("torch.", "builtins.")) for base in targets.imported_bases(cls)))
@@ -2414,8 +2416,8 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # file must not change its facts (see `reexports_imported`)
     patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
     run = {MODULE_RUN: Summary(patches=patches)} if patches else {}
-    return FileFacts({**summaries.open, **named_tuples, **run}, frozenset(called), imports, stars, bases,
-                     search_paths(ctx))
+    return FileFacts({**summaries.open, **named_tuples, **run, **module_facts(ctx)}, frozenset(called), imports,
+                     stars, bases, search_paths(ctx))
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:

@@ -9,13 +9,18 @@ rebound by a lambda parameter, a comprehension, a walrus, `global`, `del`; an
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
+from cli_runner import invoke
 from trainlint.registry import by_code
 from trainlint.rule import expected_marks
 from trainlint.testing import findings_of, fixed_source
 
 TL102 = by_code()["TL102"]
+PROJECTS = Path(__file__).parent / "projects"
 
 _CALL = "scaler = GradScaler(enabled=False)  # expect: TL102\n"
 
@@ -292,3 +297,24 @@ def test_the_fix_keeps_the_program(source: str, fixed: str) -> None:
     compile(fixed, "fixed.py", "exec")
     assert findings_of(TL102, fixed) == []
     assert fixed_source(TL102, fixed) == fixed, "fixing twice must change nothing"
+
+
+@pytest.mark.parametrize("named", [".", "train.py"])
+def test_a_star_import_of_a_package_that_imports_torch_is_fixed_through_it(tmp_path: Path, named: str) -> None:
+    """`from models import *` where the package's modules bind `torch` by `import torch`
+    alone: the fix is offered, over the whole project and with the file named alone;
+    after `from backend import *`, which assigns `torch`, it is not. The fixed text
+    compiles and a second `--fix` changes nothing."""
+    project = tmp_path / "star_torch_layout"
+    shutil.copytree(PROJECTS / "star_torch_layout", project)
+    (project / "pyproject.toml").write_text("[tool.trainlint]\n")
+    backend = (project / "train_backend.py").read_text()
+    code, _, err = invoke(named, "--select", "TL102", "--fix", "--no-cache", cwd=project)
+    assert code == (1 if named == "." else 0), err  # train_backend.py's findings stay
+    fixed = (project / "train.py").read_text()
+    assert 'scaler = torch.amp.GradScaler("cuda")' in fixed
+    assert 'with torch.amp.autocast("cuda", dtype=torch.float16, cache_enabled=True):' in fixed
+    compile(fixed, "train.py", "exec")
+    assert (project / "train_backend.py").read_text() == backend
+    invoke(named, "--select", "TL102", "--fix", "--no-cache", cwd=project)
+    assert (project / "train.py").read_text() == fixed, "fixing twice must change nothing"

@@ -420,3 +420,74 @@ def test_an_amp_api_patched_by_a_module_the_file_imports_is_not_rewritten(tmp_pa
     assert _fixable_amp_lines(project, cache) == {"train_npu.py": [9, 12], "train_cuda.py": [9, 12]}
     port.write_text(text)
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
+
+
+def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: Path) -> None:
+    """train.py does `from models import *`; the package's modules bind `torch` by `import
+    torch` alone (vit.py) or keep their imports out of `__all__` (resnet.py): the fix to
+    torch.amp is offered. train_backend.py star-imports a module that assigns `torch`: no
+    fix. A cached run follows the package's modules as they change."""
+    import shutil
+
+    project = tmp_path / "star_torch_layout"
+    shutil.copytree(PROJECTS / "star_torch_layout", project)
+    cache = tmp_path / "cache"
+    fixed = {"train.py": [9, 12], "train_backend.py": []}
+    refused = {"train.py": [], "train_backend.py": []}
+    assert _fixable_amp_lines(project, None) == _fixable_amp_lines(project, cache) == fixed
+    vit, resnet = project / "models" / "vit.py", project / "models" / "resnet.py"
+    vit_text, resnet_text = vit.read_text(), resnet.read_text()
+    vit.write_text(vit_text.replace("import torch\n", "from backend import torch\n", 1))
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
+    vit.write_text(vit_text)
+    assert _fixable_amp_lines(project, cache) == fixed
+    # resnet.py binds `torch` otherwise, behind an `__all__` that leaves it out; then without it
+    resnet.write_text(resnet_text.replace(
+        "import torch.nn as nn\n", "import torch.nn as nn\nfrom backend import torch\n"))
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == fixed
+    hidden = resnet.read_text()
+    resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n',
+                                     'if __name__ != "__main__":\n    __all__ = ["ResNet"]\n'))
+    assert _fixable_amp_lines(project, cache) == refused  # an `__all__` under an `if` may not be there
+    resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n', ""))
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
+    # a cycle of star imports: what it binds is never settled
+    resnet.write_text(resnet_text.replace('__all__ = ["ResNet"]\n', "") + "from models import *\n")
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
+
+
+_VIT = Path("models") / "vit.py"
+_RESNET = Path("models") / "resnet.py"
+
+
+@pytest.mark.parametrize(("changed", "added"), [
+    # a submodule `models/torch.py`: importing it anywhere makes it the package's `torch`
+    (Path("models") / "torch.py", "def helper():\n    pass\n"),
+    (Path("models") / "torch" / "__init__.py", ""),
+    # `__all__` hands on what a module-level `__getattr__` returns for "torch"
+    (_VIT, '__all__ = ["torch", "ViT"]\n\n\ndef __getattr__(name):\n    return None\n'),
+    (_RESNET, '\n\ndef __getattr__(name):\n    return None\n'),
+    (_RESNET, '__all__ = ["ResNet", "torch"]\n'),
+    (_VIT, "type torch = int\n"),
+    # writes to the module's globals by name
+    (_VIT, 'globals()["torch"] = None\n'),
+    (_VIT, "globals().update(torch=None)\n"),
+    (_VIT, "vars().update(torch=None)\n"),
+    (_VIT, 'import sys\nsetattr(sys.modules[__name__], "torch", None)\n'),
+    (_VIT, 'exec("torch = None")\n'),
+    (_RESNET, 'import numpy as torch\nglobals()["__all__"].append("torch")\n'),
+])
+def test_a_star_import_of_a_module_that_may_bind_torch_otherwise_withholds_the_fix(
+        tmp_path: Path, changed: Path, added: str) -> None:
+    """The star_torch_layout's train.py is fixed (see above) until a star-imported module
+    may bind `torch` to something else: a package submodule named `torch`, a module-level
+    `__getattr__`, `"torch"` in an `__all__` without `import torch`, `type torch = ...`,
+    or a write to its globals by name."""
+    import shutil
+
+    project = tmp_path / "star_torch_layout"
+    shutil.copytree(PROJECTS / "star_torch_layout", project)
+    target = project / changed
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text((target.read_text() if target.exists() else "") + added)
+    assert _fixable_amp_lines(project, None)["train.py"] == []

@@ -1,0 +1,2 @@
+from .vit import *
+from .resnet import *
