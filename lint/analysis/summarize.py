@@ -12,6 +12,7 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from typing import Iterator, Mapping
 
@@ -1859,11 +1860,32 @@ def _value_at(ctx: FileContext, loop: cst.CSTNode, name: str, node: cst.CSTNode,
     value the statement around `node` binds it to), told apart by how many times the
     body binds it before (`loss@2`): a loss rebound between its backward and a hook's
     call (`loss = loss.item()`), even on some iterations only, is not the one back-propagated."""
-    around = set(ctx.ancestors(node))
+    positions, binders = ctx.shared(_LoopBindings).of(loop).get(name, ((), frozenset()))
     at = ctx.order_index(node)
-    bindings = sum(1 for other in own_nodes(loop.body)  # type: ignore[attr-defined]
-                   if other not in around and ctx.order_index(other) < at and name in bound_names(other))
-    return f"{name}@{bindings + binding}"
+    # the statement binding what `node` computes (`loss = self.step(loss)`) binds after it
+    around = sum(1 for ancestor in ctx.ancestors(node) if ancestor in binders and ctx.order_index(ancestor) < at)
+    return f"{name}@{bisect_left(positions, at) - around + binding}"
+
+
+class _LoopBindings:
+    """Where the body of each loop binds each name (order positions, sorted, and the
+    binding nodes), indexed once per loop: a loop calling many hooks asks for each."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self._loops: dict[cst.CSTNode, dict[str, tuple[list[int], frozenset[cst.CSTNode]]]] = {}
+
+    def of(self, loop: cst.CSTNode) -> Mapping[str, tuple[list[int], frozenset[cst.CSTNode]]]:
+        found = self._loops.get(loop)
+        if found is None:
+            nodes: dict[str, list[cst.CSTNode]] = {}
+            for other in own_nodes(loop.body):  # type: ignore[attr-defined]
+                for name in bound_names(other):
+                    nodes.setdefault(name, []).append(other)
+            found = self._loops[loop] = {
+                name: (sorted(self.ctx.order_index(other) for other in binders), frozenset(binders))
+                for name, binders in nodes.items()}
+        return found
 
 
 def _bound_result(ctx: FileContext, call: cst.Call) -> str:
