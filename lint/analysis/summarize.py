@@ -13,7 +13,7 @@ project resolves those against its other files, base classes included.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import deque
+from collections import Counter, deque
 from typing import Iterator, Mapping
 
 import libcst as cst
@@ -132,6 +132,7 @@ class CallTargets:
         self._paths = {name: _path_of(ctx, node) for name, node in self.classes.items()}
         self._bases: dict[str, tuple[str, ...]] = {}
         self._lineages: dict[str, tuple[str, ...]] = {}
+        self._c3_orders: dict[str, tuple[str, ...] | None] = {}  # see `_c3`: None where Python refuses it
         # the class calls each variable is assigned, and so the class of its instance
         self._built = self._constructions_by_variable()
         self._instances = {key: self._class_named(calls[0].func) for key, calls in self._built.items()}
@@ -288,22 +289,22 @@ class CallTargets:
 
     def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
         """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file:
-        each class's worked out after its bases' (no recursion, however long the chain);
-        None where Python would refuse the class (no consistent order)."""
-        orders: dict[str, list[str]] = {}
-        pending = list(reversed(classes))
+        each class's merged from its bases' (no recursion, however long the chain), and
+        kept, as a chain of subclasses asks for each; None where Python would refuse the
+        class (no consistent order, its own or a base's)."""
+        orders = self._c3_orders
+        pending = [owner for owner in reversed(classes) if owner not in orders]
         while pending:
             ready = [owner for owner in pending if all(base in orders for base in self.bases(owner))]
             if not ready:
                 return None  # a cycle of bases
             for owner in ready:
                 bases = self.bases(owner)
-                merged = _c3_merge([list(orders[base]) for base in bases] + [list(bases)])
-                if merged is None:
-                    return None
-                orders[owner] = [owner, *merged]
+                known = [orders[base] for base in bases]
+                merged = None if None in known else _c3_merge([*known, bases])  # type: ignore[list-item]
+                orders[owner] = None if merged is None else (owner, *merged)
             pending = [owner for owner in pending if owner not in orders]
-        return tuple(orders[classes[0]])
+        return orders[classes[0]]
 
     def class_path(self, cls: str) -> str:
         """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
@@ -1829,19 +1830,27 @@ def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
                      for part in bound_parts(node) if type(part) is cst.Attribute)  # type: ignore[attr-defined]
 
 
-def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
+def _c3_merge(sequences: list[tuple[str, ...]]) -> list[str] | None:
     """Python's C3 merge: take the first head of a sequence that is in no sequence's
-    tail, drop it everywhere, again; None where no head can be taken."""
+    tail, drop it everywhere, again; None where no head can be taken. Each sequence is
+    read once (a start per sequence, a count of the tails each class is in)."""
+    starts = [0] * len(sequences)
+    in_tails = Counter(owner for sequence in sequences for owner in sequence[1:])
     merged: list[str] = []
-    sequences = [sequence for sequence in sequences if sequence]
-    while sequences:
-        head = next((sequence[0] for sequence in sequences
-                     if not any(sequence[0] in other[1:] for other in sequences)), None)
+    while True:
+        heads = [sequence[start] for sequence, start in zip(sequences, starts) if start < len(sequence)]
+        if not heads:
+            return merged
+        head = next((owner for owner in heads if not in_tails[owner]), None)
         if head is None:
             return None
         merged.append(head)
-        sequences = [rest for sequence in sequences if (rest := [c for c in sequence if c != head])]
-    return merged
+        # in no tail, `head` is only ever a head: dropping it moves those sequences on
+        for index, sequence in enumerate(sequences):
+            if starts[index] < len(sequence) and sequence[starts[index]] == head:
+                starts[index] += 1
+                if starts[index] < len(sequence):
+                    in_tails[sequence[starts[index]]] -= 1
 
 
 def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:

@@ -77,3 +77,31 @@ def test_a_loop_calling_many_hooks_reads_its_body_a_bounded_number_of_times(monk
     runs = hook_runs(ctx)
     assert [run.call.handed for run in runs] == [(("#0", "loss@1"), ("#1", "x@0"))]
     assert read <= 2 * sum(1 for _ in summarize.iter_nodes(ctx.module))  # the body, once or twice
+
+
+def test_a_chain_of_subclasses_each_adding_a_mixin_merges_each_order_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each class's C3 order is merged from its bases' orders, kept once worked out, not
+    merged again for every ancestor of every class of the chain; the order is Python's."""
+    classes = 60
+    lines = ["class Mixin:\n    def log(self):\n        pass\n",
+             "class C0:\n    def on_step_end(self):\n        pass\n    def fit(self, loader):\n"
+             "        for x in loader:\n            self.model(x).mean().backward()\n            self.on_step_end()\n"]
+    lines += [f"class C{i}(C{i - 1}, Mixin):\n    def on_step_end(self):\n        pass\n" for i in range(1, classes)]
+    source = "".join(lines)
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    targets = ctx.summaries.targets
+    merges = 0
+    merge = summarize._c3_merge
+
+    def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
+        nonlocal merges
+        merges += 1
+        return merge(sequences)
+
+    monkeypatch.setattr(summarize, "_c3_merge", counted)
+    lineages = {name: targets.lineage(name) for name in reversed(targets.classes)}
+    assert merges <= classes + 1
+    namespace: dict[str, object] = {}
+    exec(source, namespace)
+    assert all(lineage == tuple(c.__name__ for c in namespace[name].__mro__[:-1])  # type: ignore[attr-defined]
+               for name, lineage in lineages.items())
