@@ -369,8 +369,6 @@ class Project:
         """What the method `key` of `file` does for a subclass of `path`: closed, or,
         for one of `path` itself, closed over its own module (enough to tell whether it
         trains; its module closes it fully)."""
-        if not key:
-            return None
         if file != path:
             return self.summary(file, key)
         if path not in self._locally_closed:
