@@ -346,7 +346,8 @@ class Project:
         where a class of another module defines it, under `hook_key(cls, method)`."""
         defined: dict[str, tuple[str, str]] = {}  # method: (file, key) of the first class defining it
         loops: list[HookLoop] = []
-        for file, owner in self._lineage(path, cls):
+        lineage, whole = self._lineage(path, cls)
+        for file, owner in lineage:
             for key, summary in self._read(file).summaries.items():
                 head, _, method = key.rpartition(".")
                 if head != owner or method in defined:
@@ -355,7 +356,10 @@ class Project:
                 if file != path:
                     where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
                     loops.extend(replace(loop, where=where) for loop in summary.hook_loops)
-        resolved = {method: self._hook_summary(path, *defined.get(method, (path, "")))
+        # a method no class of a lineage the project sees whole defines runs nothing a
+        # subclass overrides (torch's own, `self.zero_grad()`, or none): like one of the module's
+        undefined = Summary() if whole else None
+        resolved = {method: self._hook_summary(path, *defined[method]) if method in defined else undefined
                     for method in sorted({call.method for loop in loops for call in loop.calls})}
         # only a loop that trains for this class: others give its module nothing to judge
         loops = [loop for loop in loops if _trains(loop, resolved)]
@@ -363,39 +367,40 @@ class Project:
             return {}
         found = {hook_key(cls): Summary(hook_loops=tuple(loops))}
         found.update({hook_key(cls, method): summary for method, summary in resolved.items()
-                      if summary is not None and defined[method][0] != path})
+                      if summary is not None and defined.get(method, ("",))[0] != path})
         return found
 
     def _hook_summary(self, path: str, file: str, key: str) -> Summary | None:
         """What the method `key` of `file` does for a subclass of `path`: closed, or,
         for one of `path` itself, closed over its own module (enough to tell whether it
         trains; its module closes it fully)."""
-        if not key:
-            return None
         if file != path:
             return self.summary(file, key)
         if path not in self._locally_closed:
             self._locally_closed[path] = close(self._read(path).summaries)
         return self._locally_closed[path].get(key)
 
-    def _lineage(self, path: str, cls: str) -> Iterator[tuple[str, str]]:
+    def _lineage(self, path: str, cls: str) -> tuple[list[tuple[str, str]], bool]:
         """(file, class) of `cls` of `path`, then of its bases, depth first, left to right,
         as Python looks a method up along single inheritance; up to the first base that is
-        no class of the project (a library's): what comes after it is not known."""
-        seen: set[tuple[str, str]] = set()
+        no class of the project (a library's): what comes after it is not known. With
+        whether that is the whole lineage (torch's bases aside, which `bases` leaves out)."""
+        seen: list[tuple[str, str]] = []
         pending = [(path, cls)]
-        while pending and len(seen) < _MAX_LINEAGE:
+        while pending:
             current = pending.pop()
             if current in seen:
                 continue
-            seen.add(current)
-            yield current
+            if len(seen) == _MAX_LINEAGE:
+                return seen, False
+            seen.append(current)
             file, name = current
             bases = [(file, base) if "." not in base else self._class_at(file, base)
                      for base in self._read(file).bases.get(name, ())]
             if None in bases:
-                return
+                return seen, False
             pending.extend(reversed(bases))  # type: ignore[arg-type]
+        return seen, True
 
     def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, class name) of the class of the project `qualified` names from `path`,

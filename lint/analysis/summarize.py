@@ -12,7 +12,8 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
-from collections import deque
+from bisect import bisect_left
+from collections import Counter, deque
 from typing import Iterator, Mapping
 
 import libcst as cst
@@ -132,6 +133,7 @@ class CallTargets:
         self._paths = {name: _path_of(ctx, node) for name, node in self.classes.items()}
         self._bases: dict[str, tuple[str, ...]] = {}
         self._lineages: dict[str, tuple[str, ...]] = {}
+        self._c3_orders: dict[str, tuple[str, ...] | None] = {}  # see `_c3`: None where Python refuses it
         # the class calls each variable is assigned, and so the class of its instance
         self._built = self._constructions_by_variable()
         self._instances = {key: self._class_named(calls[0].func) for key, calls in self._built.items()}
@@ -288,22 +290,22 @@ class CallTargets:
 
     def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
         """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file:
-        each class's worked out after its bases' (no recursion, however long the chain);
-        None where Python would refuse the class (no consistent order)."""
-        orders: dict[str, list[str]] = {}
-        pending = list(reversed(classes))
+        each class's merged from its bases' (no recursion, however long the chain), and
+        kept, as a chain of subclasses asks for each; None where Python would refuse the
+        class (no consistent order, its own or a base's)."""
+        orders = self._c3_orders
+        pending = [owner for owner in reversed(classes) if owner not in orders]
         while pending:
             ready = [owner for owner in pending if all(base in orders for base in self.bases(owner))]
             if not ready:
                 return None  # a cycle of bases
             for owner in ready:
                 bases = self.bases(owner)
-                merged = _c3_merge([list(orders[base]) for base in bases] + [list(bases)])
-                if merged is None:
-                    return None
-                orders[owner] = [owner, *merged]
+                known = [orders[base] for base in bases]
+                merged = None if None in known else _c3_merge([*known, bases])  # type: ignore[list-item]
+                orders[owner] = None if merged is None else (owner, *merged)
             pending = [owner for owner in pending if owner not in orders]
-        return tuple(orders[classes[0]])
+        return orders[classes[0]]
 
     def class_path(self, cls: str) -> str:
         """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
@@ -1829,19 +1831,27 @@ def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
                      for part in bound_parts(node) if type(part) is cst.Attribute)  # type: ignore[attr-defined]
 
 
-def _c3_merge(sequences: list[list[str]]) -> list[str] | None:
+def _c3_merge(sequences: list[tuple[str, ...]]) -> list[str] | None:
     """Python's C3 merge: take the first head of a sequence that is in no sequence's
-    tail, drop it everywhere, again; None where no head can be taken."""
+    tail, drop it everywhere, again; None where no head can be taken. Each sequence is
+    read once (a start per sequence, a count of the tails each class is in)."""
+    starts = [0] * len(sequences)
+    in_tails = Counter(owner for sequence in sequences for owner in sequence[1:])
     merged: list[str] = []
-    sequences = [sequence for sequence in sequences if sequence]
-    while sequences:
-        head = next((sequence[0] for sequence in sequences
-                     if not any(sequence[0] in other[1:] for other in sequences)), None)
+    while True:
+        heads = [sequence[start] for sequence, start in zip(sequences, starts) if start < len(sequence)]
+        if not heads:
+            return merged
+        head = next((owner for owner in heads if not in_tails[owner]), None)
         if head is None:
             return None
         merged.append(head)
-        sequences = [rest for sequence in sequences if (rest := [c for c in sequence if c != head])]
-    return merged
+        # in no tail, `head` is only ever a head: dropping it moves those sequences on
+        for index, sequence in enumerate(sequences):
+            if starts[index] < len(sequence) and sequence[starts[index]] == head:
+                starts[index] += 1
+                if starts[index] < len(sequence):
+                    in_tails[sequence[starts[index]]] -= 1
 
 
 def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:
@@ -1860,11 +1870,32 @@ def _value_at(ctx: FileContext, loop: cst.CSTNode, name: str, node: cst.CSTNode,
     value the statement around `node` binds it to), told apart by how many times the
     body binds it before (`loss@2`): a loss rebound between its backward and a hook's
     call (`loss = loss.item()`), even on some iterations only, is not the one back-propagated."""
-    around = set(ctx.ancestors(node))
+    positions, binders = ctx.shared(_LoopBindings).of(loop).get(name, ((), frozenset()))
     at = ctx.order_index(node)
-    bindings = sum(1 for other in own_nodes(loop.body)  # type: ignore[attr-defined]
-                   if other not in around and ctx.order_index(other) < at and name in bound_names(other))
-    return f"{name}@{bindings + binding}"
+    # the statement binding what `node` computes (`loss = self.step(loss)`) binds after it
+    around = sum(1 for ancestor in ctx.ancestors(node) if ancestor in binders and ctx.order_index(ancestor) < at)
+    return f"{name}@{bisect_left(positions, at) - around + binding}"
+
+
+class _LoopBindings:
+    """Where the body of each loop binds each name (order positions, sorted, and the
+    binding nodes), indexed once per loop: a loop calling many hooks asks for each."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self._loops: dict[cst.CSTNode, dict[str, tuple[list[int], frozenset[cst.CSTNode]]]] = {}
+
+    def of(self, loop: cst.CSTNode) -> Mapping[str, tuple[list[int], frozenset[cst.CSTNode]]]:
+        found = self._loops.get(loop)
+        if found is None:
+            nodes: dict[str, list[cst.CSTNode]] = {}
+            for other in own_nodes(loop.body):  # type: ignore[attr-defined]
+                for name in bound_names(other):
+                    nodes.setdefault(name, []).append(other)
+            found = self._loops[loop] = {
+                name: (sorted(self.ctx.order_index(other) for other in binders), frozenset(binders))
+                for name, binders in nodes.items()}
+        return found
 
 
 def _bound_result(ctx: FileContext, call: cst.Call) -> str:

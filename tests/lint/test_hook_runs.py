@@ -46,3 +46,62 @@ def test_a_chain_of_subclasses_works_out_each_lineage_once(monkeypatch: pytest.M
     runs = hook_runs(ctx)
     assert len(runs) == classes  # each override, in the loop of `Trainer.fit`
     assert walks <= classes + 1
+
+
+def _wide(hooks: int) -> str:
+    """A trainer whose loop calls `hooks` hooks, each handed the loss and the batch, with a
+    name bound between each two, and a subclass overriding the first."""
+    lines = ["class Trainer:\n    def fit(self, loader):\n        for x in loader:\n"
+             "            loss = self.model(x).mean()\n            loss.backward()\n"]
+    lines += [f"            self.h{i}(loss, x)\n            y{i} = x + {i}\n" for i in range(hooks)]
+    lines += ["class Logged(Trainer):\n    def h0(self, loss, x):\n        self.history.append(loss)\n"]
+    return "".join(lines)
+
+
+def test_a_loop_calling_many_hooks_reads_its_body_a_bounded_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What each hook of a loop is handed (`loss@1`) is told from where the body binds each
+    name, indexed once per loop, not by reading the body again for every call and name."""
+    hooks = 200
+    source = _wide(hooks)
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    read = 0
+    own_nodes = summarize.own_nodes
+
+    def counted(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        nonlocal read
+        for node in own_nodes(root):
+            read += 1
+            yield node
+
+    monkeypatch.setattr(summarize, "own_nodes", counted)
+    runs = hook_runs(ctx)
+    assert [run.call.handed for run in runs] == [(("#0", "loss@1"), ("#1", "x@0"))]
+    assert read <= 2 * sum(1 for _ in summarize.iter_nodes(ctx.module))  # the body, once or twice
+
+
+def test_a_chain_of_subclasses_each_adding_a_mixin_merges_each_order_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each class's C3 order is merged from its bases' orders, kept once worked out, not
+    merged again for every ancestor of every class of the chain; the order is Python's."""
+    classes = 60
+    lines = ["class Mixin:\n    def log(self):\n        pass\n",
+             "class C0:\n    def on_step_end(self):\n        pass\n    def fit(self, loader):\n"
+             "        for x in loader:\n            self.model(x).mean().backward()\n            self.on_step_end()\n"]
+    lines += [f"class C{i}(C{i - 1}, Mixin):\n    def on_step_end(self):\n        pass\n" for i in range(1, classes)]
+    source = "".join(lines)
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    targets = ctx.summaries.targets
+    merges = 0
+    merge = summarize._c3_merge
+
+    def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
+        nonlocal merges
+        merges += 1
+        return merge(sequences)
+
+    monkeypatch.setattr(summarize, "_c3_merge", counted)
+    lineages = {name: targets.lineage(name) for name in reversed(targets.classes)}
+    assert merges <= classes + 1
+    namespace: dict[str, object] = {}
+    exec(source, namespace)
+    assert all(lineage == tuple(c.__name__ for c in namespace[name].__mro__[:-1])  # type: ignore[attr-defined]
+               for name, lineage in lineages.items())
