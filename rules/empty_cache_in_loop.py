@@ -6,7 +6,7 @@ from trainlint.analysis.guards import is_device_check
 from trainlint.analysis.hook_runs import HookRun, hook_runs, runs_on_every_call
 from trainlint.analysis.iteration import builds_its_model_each_iteration, steps_each_iteration, trains_each_run
 from trainlint.analysis.lambdas import called_lambda, lambda_calls
-from trainlint.analysis.summarize import empties_cache, function_key
+from trainlint.analysis.summarize import empties_cache
 from trainlint.analysis.training import loop_guards
 from trainlint.rule import Example, Fix, Rule
 from trainlint.summaries import EMPTY_CACHE, LOOP
@@ -1229,27 +1229,13 @@ class EmptyCacheInLoop(Rule):
     )
 
     def finish(self) -> None:
-        # `self.<method>()` calls reported in a loop of this file, by (function, method): an
-        # override that call runs is the same problem, not reported again at its own line
-        reported: set[tuple[str, str]] = set()
         for node in self.ctx.nodes_of(cst.Call):
             direct = empties_cache(self.ctx, node)  # type: ignore[arg-type]
             if direct or self._helper_empties_cache(node) or self._lambda_empties_cache(node):  # type: ignore[arg-type]
-                if self._check(node, direct):  # type: ignore[arg-type]
-                    reported.update(self._self_method_in(node))  # type: ignore[arg-type]
+                self._check(node, direct)  # type: ignore[arg-type]
         for run in hook_runs(self.ctx):
-            if (not run.call.occasional and run.summary.does(EMPTY_CACHE) and run.trains()
-                    and (run.loop.where or (run.loop.owner, run.call.method) not in reported)):
+            if not run.call.occasional and run.summary.does(EMPTY_CACHE) and run.trains():
                 self._check_override(run)
-
-    def _self_method_in(self, call: cst.Call) -> set[tuple[str, str]]:
-        """(`Trainer.fit`, `zero_grad`) for `self.zero_grad()` in the method `Trainer.fit`."""
-        func = call.func
-        around = self.ctx.enclosing_function(call)
-        if (type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self"
-                or around is None):
-            return set()
-        return {(function_key(self.ctx, around), func.attr.value)}
 
     def _check_override(self, run: HookRun) -> None:
         """An override a base class's training loop calls on every iteration, emptying
@@ -1272,18 +1258,17 @@ class EmptyCacheInLoop(Rule):
         return lam is not None and any(empties_cache(self.ctx, inner) or self._helper_empties_cache(inner)
                                        for inner in lambda_calls(lam))
 
-    def _check(self, node: cst.Call, direct: bool) -> bool:
-        """Report `node` where it empties the cache with each training step; whether it did."""
+    def _check(self, node: cst.Call, direct: bool) -> None:
         guards = loop_guards(self.ctx, node)
         if guards is None:
-            return False
+            return
         loop, _ = guards
         if not self._runs_with_each_step(node, loop):
-            return False
+            return
         if not steps_each_iteration(self.ctx, loop):
-            return False
+            return
         if builds_its_model_each_iteration(self.ctx, loop):
-            return False
+            return
         if direct:
             # another accelerator's cache (`torch.xpu.empty_cache()`) is named as called
             called = self.ctx.call_name(node)
@@ -1292,7 +1277,6 @@ class EmptyCacheInLoop(Rule):
                         fix=self._removal(node))
         else:
             self.report(node, _THROUGH_HELPER.format(self.ctx.code(node.func)))
-        return True
 
     def _runs_with_each_step(self, node: cst.Call, loop: cst.For | cst.While) -> bool:
         """Every condition between `node` and `loop` holds on each iteration of a

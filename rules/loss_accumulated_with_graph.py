@@ -1802,6 +1802,20 @@ class LossAccumulatedWithGraph(Rule):
         'class HistoryTrainer(Trainer):\n'
         '    def on_step_end(self, loss, *stats):\n'
         '        self.history.append(loss)  # expect: TL202\n',
+        # the file's only `record` is what the loop's call runs: that call is the one finding,
+        # the override is not reported again as a hook the loop runs
+        "import torch.nn as nn\n"
+        "class Trainer(nn.Module):\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss = self(x).mean()\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "            self.record(loss)  # expect: TL202\n"
+        "class Net(Trainer):\n"
+        "    def record(self, loss):\n"
+        "        self.history.append(loss)\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it

@@ -87,28 +87,42 @@ class HookRuns:
         self._tables: dict[str, tuple[dict[str, str], bool, dict[str, int]]] = {}
         found: dict[tuple[int, HookLoop, HookCall], HookRun] = {}
         for cls in self.targets.classes:
-            for loop, owner in self._loops(cls):
+            for loop, owner, looping in self._loops(cls):
                 resolved = [self._resolve(cls, call.method) for call in loop.calls]
                 hooks = tuple(summary for _, summary in resolved)
                 for call, (key, summary) in zip(loop.calls, resolved):
                     function = self.targets.function(key) if key is not None else None
-                    if function is None or summary is None or not self._overrides(cls, key, owner):  # type: ignore[arg-type]
+                    if (function is None or summary is None or not self._overrides(cls, key, owner)  # type: ignore[arg-type]
+                            or self._read_in_place(looping, call.method, key)):  # type: ignore[arg-type]
                         continue
                     found.setdefault((id(function), loop, call), HookRun(loop, call, function, summary, hooks))
         self.runs = list(found.values())
 
-    def _loops(self, cls: str) -> Iterator[tuple[HookLoop, str]]:
-        """The loops `cls` inherits, with the class that defines each ("" for one of
-        another module: the project tells only those nothing overrides)."""
+    def _loops(self, cls: str) -> Iterator[tuple[HookLoop, str, str]]:
+        """The loops `cls` inherits, with the class that defines each and the key of the
+        method they are in ("" for one of another module: the project tells only those
+        nothing overrides)."""
         for loop in loops_of(self.ctx.external, cls):
-            yield loop, ""
+            yield loop, "", ""
         for owner in self.targets.lineage(cls)[1:]:
             if owner not in self.targets.classes:
                 return  # the rest of the lineage is the project's to tell
             for key, summary in self._looping:
                 head, _, method = key.rpartition(".")
                 if head == self.targets.class_path(owner) and self._resolve(cls, method)[0] == key:
-                    yield from ((loop, owner) for loop in summary.hook_loops)
+                    yield from ((loop, owner, key) for loop in summary.hook_loops)
+
+    def _read_in_place(self, looping: str, method: str, key: str) -> bool:
+        """The file's own reading of the method `looping` already runs the override `key`
+        where it calls `self.<method>()` (the file's only `record`, `self.record(loss)`):
+        the rules judge that call as they judge any call of the file, and the override is
+        not a second finding of the same problem."""
+        function = self.targets.function(looping) if looping else None
+        return function is not None and any(
+            type(call.func) is cst.Attribute and call.func.attr.value == method
+            and type(call.func.value) is cst.Name and call.func.value.value == "self"
+            and self.targets.target(call) == key
+            for call in self.ctx.calls_in_order(function.body))
 
     def _table(self, cls: str) -> tuple[dict[str, str], bool, dict[str, int]]:
         found = self._tables.get(cls)

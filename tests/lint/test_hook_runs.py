@@ -50,8 +50,9 @@ def test_a_chain_of_subclasses_works_out_each_lineage_once(monkeypatch: pytest.M
 
 def _wide(hooks: int) -> str:
     """A trainer whose loop calls `hooks` hooks, each handed the loss and the batch, with a
-    name bound between each two, and a subclass overriding the first."""
-    lines = ["class Trainer:\n    def fit(self, loader):\n        for x in loader:\n"
+    name bound between each two, and a subclass overriding the first (the trainer's own
+    does nothing: the file's reading of the loop runs that one, the override is a hook run)."""
+    lines = ["class Trainer:\n    def h0(self, loss, x):\n        pass\n    def fit(self, loader):\n        for x in loader:\n"
              "            loss = self.model(x).mean()\n            loss.backward()\n"]
     lines += [f"            self.h{i}(loss, x)\n            y{i} = x + {i}\n" for i in range(hooks)]
     lines += ["class Logged(Trainer):\n    def h0(self, loss, x):\n        self.history.append(loss)\n"]
