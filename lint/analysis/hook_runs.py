@@ -18,6 +18,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.guards import is_device_check
+from trainlint.analysis.scopes import receiver_method
 from trainlint.context import FileContext
 from trainlint.hooks import HookCall, HookLoop, hook_key, loops_of
 from trainlint.summaries import BACKWARD, LOOP, SCALER_STEP, STEP, UNSCALE, Summary
@@ -120,8 +121,7 @@ class HookRuns:
         function = self.targets.function(looping) if looping else None
         return function is not None and any(
             type(call.func) is cst.Attribute and call.func.attr.value == method
-            and type(call.func.value) is cst.Name and call.func.value.value == "self"
-            and self.targets.target(call) == key
+            and receiver_method(self.ctx, call.func.value) is function and self.targets.target(call) == key
             for call in self.ctx.calls_in_order(function.body))
 
     def _table(self, cls: str) -> tuple[dict[str, str], bool, dict[str, int]]:
