@@ -36,7 +36,7 @@ from trainlint.analysis.scopes import (
     head_name, receiver_method,
 )
 from trainlint.analysis.training import (
-    MODULE_CHAIN, ancestors_within, code_bodies, method_call, own_attribute, unchain_module,
+    MODULE_CHAIN, ancestors_within, code_bodies, method_call, own_attribute, unchain_module, wrapped_module,
 )
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
@@ -121,7 +121,7 @@ class EvalWithoutNoGrad(Rule):
     the project that puts what it is handed in eval mode on every call, under no
     condition, switching no model back to train mode and setting no grad mode of
     its own (`set_eval(model)`, `utils.prepare_eval(self.model)` of a `def
-    prepare_eval(model): model.eval()`) (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a method of a module class
+    prepare_eval(model): model.eval()`) (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a variable that holds only the model, moved or wrapped: `parallel_model = nn.DataParallel(model).cuda()`; or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
     own: `lm_model.log_prob(words)`; or of a module class of another module of the
     project, on an instance this file builds: a2c-ppo's `actor_critic.act(obs)`), in the same function or in a function of the file that it then calls
@@ -1487,6 +1487,21 @@ class EvalWithoutNoGrad(Rule):
         "    model = Net.from_pretrained(path)\n"
         "    for x in loader:\n"
         "        print(model(x).mean().item())  # expect: TL406\n",
+        # the model put in eval mode, run through a variable that holds it moved or wrapped in
+        # every branch (DARTS's `parallel_model`, a DataParallel on several GPUs)
+        "import torch.nn as nn\n"
+        "from models import LanguageModel\n"
+        "lm = LanguageModel(1000)\n"
+        "if multi_gpu:\n"
+        "    runner = nn.DataParallel(lm, dim=1).cuda()\n"
+        "else:\n"
+        "    runner = lm.cuda()\n"
+        "def perplexity(batches):\n"
+        "    lm.eval()\n"
+        "    total = 0.0\n"
+        "    for x, y in batches:\n"
+        "        total += nn.functional.cross_entropy(runner(x), y).item()  # expect: TL406\n"
+        "    return total\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -2998,6 +3013,32 @@ class EvalWithoutNoGrad(Rule):
         "    model = Net()\n"
         "    for x in loader:\n"
         "        print(model(x).mean().item())\n",
+        # a variable that may hold another model than the one in eval mode, one that wraps a
+        # local model of the same name, and the wrapper's forwards under no_grad
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from models import LanguageModel\n"
+        "lm = LanguageModel(1000)\n"
+        "draft = LanguageModel(10)\n"
+        "if small:\n"
+        "    runner = draft.cuda()\n"
+        "else:\n"
+        "    runner = nn.DataParallel(lm)\n"
+        "def perplexity(batches):\n"
+        "    lm.eval()\n"
+        "    for x, y in batches:\n"
+        "        print(runner(x).mean().item())\n"
+        "wrapped = nn.DataParallel(lm)\n"
+        "def score(batches):\n"
+        "    lm = LanguageModel(10)\n"
+        "    lm.eval()\n"
+        "    for x in batches:\n"
+        "        print(wrapped(x).mean().item())\n"
+        "def validate(batches):\n"
+        "    lm.eval()\n"
+        "    with torch.no_grad():\n"
+        "        for x in batches:\n"
+        "            print(wrapped(x).mean().item())\n",
     )
 
     def finish(self) -> None:
@@ -3229,7 +3270,20 @@ class EvalWithoutNoGrad(Rule):
             summary = self.ctx.summaries.of_external_call(call) if type(call) is cst.Call else None
             if summary is not None and summary.runs_layers:
                 return (func.value,)
+        held = wrapped_module(self.ctx, func) if type(func) in (cst.Name, cst.Attribute) else None
+        if held is not None and self._read_here(held, func):
+            return (*models_called(func), held)
         return models_called(func)
+
+    def _read_here(self, model: cst.BaseExpression, at: cst.BaseExpression) -> bool:
+        """`model`, as written, names the same variable where `at` is read: the model a
+        wrapper variable holds (`parallel_model = nn.DataParallel(model)`) is the `model`
+        put in eval mode around the wrapper's call, not a local one of that name."""
+        if type(model) is not cst.Name:
+            return True  # `self.model`: one object in every method of the class
+        scope = binding_scope(model.value, self.ctx.scope_of(at))
+        binding = self.ctx.receivers.binding(model)
+        return scope is not None and binding is not None and scope.node is binding.owner
 
     def _is_event(self, node: cst.CSTNode) -> bool:
         """Every node `_transfer` can react to: `.train()` / `.eval()`, and

@@ -65,6 +65,23 @@ def module_behind(ctx: FileContext, value: cst.BaseExpression) -> cst.BaseExpres
     return value
 
 
+def wrapped_module(ctx: FileContext, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The one model that the variable `expr` reads holds, moved or wrapped, where every
+    value the variable is assigned is that model (`parallel_model =
+    nn.DataParallel(model).cuda()`, `parallel_model = model` in another branch): calling
+    the variable runs that model's forward. None where it may hold anything else."""
+    receivers = ctx.receivers
+    binding = receivers.binding(expr)
+    values = receivers.only_assigned(binding) if binding is not None else None
+    if not values:
+        return None
+    behind = [module_behind(ctx, value) for value in values]
+    held = {receivers.binding(module) for module in behind}
+    if len(held) != 1 or None in held or binding in held:
+        return None
+    return behind[0]
+
+
 def replaced_parameter(ctx: FileContext, receiver: cst.BaseExpression) -> bool:
     """`receiver` is a parameter of its function that the function assigns, before it
     (or in a loop around both), another object than the module it was given
