@@ -121,7 +121,7 @@ class EvalWithoutNoGrad(Rule):
     the project that puts what it is handed in eval mode on every call, under no
     condition, switching no model back to train mode and setting no grad mode of
     its own (`set_eval(model)`, `utils.prepare_eval(self.model)` of a `def
-    prepare_eval(model): model.eval()`) (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a variable that holds only the model, moved or wrapped: `parallel_model = nn.DataParallel(model).cuda()`; or through a method of a module class
+    prepare_eval(model): model.eval()`) (also an item of a container: `self.model["generator"]`; or through its wrapper's `.module`, or through a variable assigned, by plain assignments only, that model moved or wrapped and nothing else (`parallel_model = nn.DataParallel(model).cuda()`), and assigned so anew after each assignment to the model, on every path and before anything may read it (no loop or `try` between), where the model's variable is bound by nothing else but its import or a parameter (no `global` rebinding in a function; `self.model` by no other class or object) and is the one the call sees; `.train()` / `.eval()` on such a variable switches the model too; or through a method of a module class
     of the file that runs its layers with no decorator and no grad mode of its
     own: `lm_model.log_prob(words)`; or of a module class of another module of the
     project, on an instance this file builds: a2c-ppo's `actor_critic.act(obs)`), in the same function or in a function of the file that it then calls
@@ -1502,6 +1502,40 @@ class EvalWithoutNoGrad(Rule):
         "    for x, y in batches:\n"
         "        total += nn.functional.cross_entropy(runner(x), y).item()  # expect: TL406\n"
         "    return total\n",
+        # the wrapper of a model, run after `.eval()` on the wrapper or on the model; the
+        # wrapper is assigned anew right after the model is (DARTS's best model loaded for the
+        # test), and a parameter of that name in another function is another variable
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from models import Net\n"
+        "model = Net()\n"
+        "runner = nn.DataParallel(model).cuda()\n"
+        "def warm_start(model, path):\n"
+        "    model.load(path)\n"
+        "def evaluate(loader):\n"
+        "    model.eval()\n"
+        "    for x in loader:\n"
+        "        print(runner(x).mean().item())  # expect: TL406\n"
+        "def test(loader):\n"
+        "    runner.eval()\n"
+        "    for x in loader:\n"
+        "        print(runner(x).argmax(1).tolist())  # expect: TL406\n"
+        "model = torch.load('best.pt')\n"
+        "runner = model.cuda()\n",
+        # the wrapper of `self.model`, wrapped anew where a method gives the model another object
+        "import torch.nn as nn\n"
+        "from models import Net\n"
+        "class Tester:\n"
+        "    def __init__(self):\n"
+        "        self.model = Net()\n"
+        "        self.net = nn.DataParallel(self.model)\n"
+        "    def reload(self, path):\n"
+        "        self.model = Net.load(path)\n"
+        "        self.net = nn.DataParallel(self.model)\n"
+        "    def evaluate(self, loader):\n"
+        "        self.model.eval()\n"
+        "        for x in loader:\n"
+        "            print(self.net(x).mean().item())  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -3039,6 +3073,79 @@ class EvalWithoutNoGrad(Rule):
         "    with torch.no_grad():\n"
         "        for x in batches:\n"
         "            print(wrapped(x).mean().item())\n",
+        # a wrapper whose model variable is given another object after it is built: again at
+        # module level, in a loop, or through `global` in a function; and a wrapper put back
+        # in train mode, which puts its model back too
+        "import torch.nn as nn\n"
+        "from models import Net\n"
+        "model = Net()\n"
+        "runner = nn.DataParallel(model)\n"
+        "model = Net()\n"
+        "def evaluate(loader):\n"
+        "    model.eval()\n"
+        "    for x in loader:\n"
+        "        print(runner(x).mean().item())\n"
+        "def evaluate_all(paths, loader):\n"
+        "    net = Net()\n"
+        "    net_runner = nn.DataParallel(net)\n"
+        "    for p in paths:\n"
+        "        net = Net.load(p)\n"
+        "        net.eval()\n"
+        "        for x in loader:\n"
+        "            print(net_runner(x).mean().item())\n"
+        "critic = Net()\n"
+        "critic_runner = nn.DataParallel(critic)\n"
+        "def reload(loader):\n"
+        "    global critic\n"
+        "    critic = Net()\n"
+        "    critic.eval()\n"
+        "    for x in loader:\n"
+        "        print(critic_runner(x).mean().item())\n"
+        "teacher = Net()\n"
+        "teacher_runner = nn.DataParallel(teacher)\n"
+        "def distill_step(loader):\n"
+        "    teacher.eval()\n"
+        "    teacher_runner.train()\n"
+        "    for x in loader:\n"
+        "        print(teacher_runner(x).mean().item())\n",
+        # the wrapper of `self.model` where another method, or a subclass, gives `self.model`
+        # another object
+        "import torch.nn as nn\n"
+        "from models import Net\n"
+        "class Trainer:\n"
+        "    def __init__(self):\n"
+        "        self.model = Net()\n"
+        "        self.net = nn.DataParallel(self.model).cuda()\n"
+        "    def swap(self):\n"
+        "        self.model = Net()\n"
+        "    def evaluate(self, loader):\n"
+        "        self.model.eval()\n"
+        "        for x in loader:\n"
+        "            print(self.net(x).mean().item())\n"
+        "class Scorer:\n"
+        "    def __init__(self):\n"
+        "        self.encoder = Net()\n"
+        "        self.runner = nn.DataParallel(self.encoder)\n"
+        "    def score(self, loader):\n"
+        "        self.encoder.eval()\n"
+        "        for x in loader:\n"
+        "            print(self.runner(x).mean().item())\n"
+        "class Finetuner(Scorer):\n"
+        "    def load(self, path):\n"
+        "        self.encoder = Net.load(path)\n"
+        "class Reloader:\n"
+        "    def __init__(self):\n"
+        "        self.model = Net()\n"
+        "        self.net = nn.DataParallel(self.model)\n"
+        "    def reload(self, path, wrap):\n"
+        "        self.model = Net.load(path)\n"
+        "        if not wrap:\n"
+        "            return\n"
+        "        self.net = nn.DataParallel(self.model)\n"
+        "    def evaluate(self, loader):\n"
+        "        self.model.eval()\n"
+        "        for x in loader:\n"
+        "            print(self.net(x).mean().item())\n",
     )
 
     def finish(self) -> None:
@@ -3270,17 +3377,28 @@ class EvalWithoutNoGrad(Rule):
             summary = self.ctx.summaries.of_external_call(call) if type(call) is cst.Call else None
             if summary is not None and summary.runs_layers:
                 return (func.value,)
-        held = wrapped_module(self.ctx, func) if type(func) in (cst.Name, cst.Attribute) else None
-        if held is not None and self._read_here(held, func):
-            return (*models_called(func), held)
-        return models_called(func)
+        held = self._held_by(func)
+        return models_called(func) if held is None else (*models_called(func), held)
+
+    def _switched_with(self, receiver: cst.BaseExpression) -> frozenset[str]:
+        """The models (as written) that `.train()` / `.eval()` on `receiver` switches: it, and
+        the model it holds moved or wrapped (`runner.train()` of a `runner =
+        nn.DataParallel(model)` puts `model` back in train mode)."""
+        held = self._held_by(receiver)
+        return frozenset({self.ctx.code(receiver)} if held is None else {self.ctx.code(receiver), self.ctx.code(held)})
+
+    def _held_by(self, variable: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The model (see `wrapped_module`) that `variable` holds moved or wrapped, as it
+        is written where `variable` is read."""
+        held = wrapped_module(self.ctx, variable) if type(variable) in (cst.Name, cst.Attribute) else None
+        return held if held is not None and self._read_here(held, variable) else None
 
     def _read_here(self, model: cst.BaseExpression, at: cst.BaseExpression) -> bool:
         """`model`, as written, names the same variable where `at` is read: the model a
         wrapper variable holds (`parallel_model = nn.DataParallel(model)`) is the `model`
         put in eval mode around the wrapper's call, not a local one of that name."""
         if type(model) is not cst.Name:
-            return True  # `self.model`: one object in every method of the class
+            return True  # `self.model`: assigned once, in `__init__` (see `wrapped_module`)
         scope = binding_scope(model.value, self.ctx.scope_of(at))
         binding = self.ctx.receivers.binding(model)
         return scope is not None and binding is not None and scope.node is binding.owner
@@ -3325,8 +3443,8 @@ class EvalWithoutNoGrad(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         mode = self._switch(node)
         if mode is not None:
-            receiver = self.ctx.code(mode[0])
-            return facts | {receiver} if mode[1] is False else facts - {receiver}
+            switched = self._switched_with(mode[0])
+            return facts | switched if mode[1] is False else facts - switched
         evaluated = self._left.get(node)
         if evaluated:
             return facts | frozenset(evaluated)

@@ -20,7 +20,7 @@ import libcst as cst
 
 from trainlint.analysis.scopes import (
     _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
-    owning_class, receiver_method,
+    named_parameters, owning_class, receiver_method,
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
@@ -269,6 +269,94 @@ class Receivers:
             if not (type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
                 return None  # bound otherwise than by a plain `name = value`
         return self.assigned(binding) or None
+
+    def wraps_current(self, model: Binding, wrapper: Binding) -> bool:
+        """`wrapper`, whose every value is `model` moved or wrapped, holds the object that
+        `model` holds wherever it is read: each assignment to `model`, and its import
+        (DARTS's `import model_search as model` before `model = model.RNNModel(...)`), is
+        followed, before anything may read `wrapper` (see `_may_read`), by a statement that
+        assigns `wrapper` on every path (`model = torch.load(path)`, then `parallel_model =
+        model.cuda()`), leaving no loop or `try` on the way. `model` is bound by nothing
+        else but a parameter (no `global` rebinding in a function, no loop target, no
+        `del`); `self.model` is written on no other object and by no other class that may
+        share the object."""
+        # a parameter's name is resolved where its `def` runs (`bound_at` lists it there):
+        # it binds a variable of its own function, not this one
+        sites = [site for site in self.bound_at(model) if type(site[2]) is not cst.Param]
+        if not all(part is node and (type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.ImportAlias) or (
+                type(parent) is cst.AsName and type(self.ctx.parent(parent)) is cst.ImportAlias))
+                   for node, part, parent in sites):
+            return False
+        if type(model.owner) is cst.ClassDef:
+            attribute = model.name.removeprefix("self.")
+            if not sites or "." in attribute or attribute in self._written_on_others or any(
+                    other != model and other.name == model.name and self.may_be_one_object(other, model)
+                    for other in self._binding_sites[attribute]):
+                return False
+        elif not sites and not (type(model.owner) is cst.FunctionDef and model.name in named_parameters(model.owner)):
+            return False
+        return all(self._assigned_next(node, wrapper) for node, _, _ in sites)
+
+    def _assigned_next(self, node: cst.CSTNode, wrapper: Binding) -> bool:
+        """The statement that binds `node`, or an `if` or `with` around it, is followed in
+        its block by one that assigns `wrapper` on every path, and by nothing before it
+        that may read `wrapper`."""
+        statement = next(up for up in self.ctx.ancestors(node) if isinstance(up, cst.BaseStatement))
+        while True:
+            block = self.ctx.parent(statement)
+            if type(block) not in (cst.IndentedBlock, cst.Module):
+                return False
+            following = block.body[[id(s) for s in block.body].index(id(statement)) + 1:]  # type: ignore[union-attr]
+            for later in following:
+                if self._assigns_on_every_path(later, wrapper):
+                    return True
+                if self._may_read(later, wrapper):
+                    return False
+            statement = self.ctx.parent(block)  # type: ignore[assignment]
+            if type(statement) is cst.Else:
+                statement = self.ctx.parent(statement)  # type: ignore[assignment]
+            while type(statement) is cst.If and type(self.ctx.parent(statement)) is cst.If:
+                statement = self.ctx.parent(statement)  # type: ignore[assignment]  # an `elif`
+            if type(statement) not in (cst.If, cst.With):
+                return False  # the end of its scope, or a loop's next pass, may read `wrapper` first
+
+    def _assigns_on_every_path(self, statement: cst.CSTNode, wrapper: Binding) -> bool:
+        """`statement` assigns `wrapper`: a plain assignment, or an `if` whose every branch
+        does (see `_block_assigns`)."""
+        if type(statement) is cst.SimpleStatementLine:
+            return any(type(small) is cst.Assign and any(self.binding(t.target) == wrapper for t in small.targets)
+                       or type(small) is cst.AnnAssign and small.value is not None and self.binding(small.target) == wrapper
+                       for small in statement.body)
+        if type(statement) is cst.If:
+            orelse = statement.orelse
+            return self._block_assigns(statement.body, wrapper) and (
+                self._block_assigns(orelse.body, wrapper) if type(orelse) is cst.Else
+                else orelse is not None and self._assigns_on_every_path(orelse, wrapper))
+        return False
+
+    def _block_assigns(self, block: cst.BaseSuite, wrapper: Binding) -> bool:
+        """A statement of `block` assigns `wrapper` on every path, with nothing before it
+        that may read it."""
+        for statement in block.body if type(block) is cst.IndentedBlock else ():
+            if self._assigns_on_every_path(statement, wrapper):
+                return True
+            if self._may_read(statement, wrapper):
+                return False
+        return False
+
+    def _may_read(self, statement: cst.CSTNode, wrapper: Binding) -> bool:
+        """`statement` reads (or binds) `wrapper`, calls a function of the file, hands
+        `self` to a call (any of them may read it), or leaves the block (`return`,
+        `raise`, `break`, `continue`: what runs next may)."""
+        for node in self.ctx.subtree(statement):
+            if type(node) in (cst.Return, cst.Raise, cst.Break, cst.Continue):
+                return True
+            if type(node) in (cst.Name, cst.Attribute) and self.binding(node) == wrapper:  # type: ignore[arg-type]
+                return True
+            if type(node) is cst.Call and (self.ctx.local_callee(node) is not None or any(
+                    type(arg.value) is cst.Name and arg.value.value == "self" for arg in node.args)):  # type: ignore[attr-defined]
+                return True
+        return False
 
     def bound_at(self, binding: Binding) -> Iterator[tuple[cst.CSTNode, cst.CSTNode, cst.CSTNode]]:
         """Where `binding` is bound: (the name, what is bound: the name itself or the

@@ -68,8 +68,9 @@ def module_behind(ctx: FileContext, value: cst.BaseExpression) -> cst.BaseExpres
 def wrapped_module(ctx: FileContext, expr: cst.BaseExpression) -> cst.BaseExpression | None:
     """The one model that the variable `expr` reads holds, moved or wrapped, where every
     value the variable is assigned is that model (`parallel_model =
-    nn.DataParallel(model).cuda()`, `parallel_model = model` in another branch): calling
-    the variable runs that model's forward. None where it may hold anything else."""
+    nn.DataParallel(model).cuda()`, `parallel_model = model` in another branch), assigned
+    anew after each assignment to the model (see `Receivers.wraps_current`): calling the
+    variable runs that model's forward. None where it may hold anything else."""
     receivers = ctx.receivers
     binding = receivers.binding(expr)
     values = receivers.only_assigned(binding) if binding is not None else None
@@ -79,7 +80,9 @@ def wrapped_module(ctx: FileContext, expr: cst.BaseExpression) -> cst.BaseExpres
     held = {receivers.binding(module) for module in behind}
     if len(held) != 1 or None in held or binding in held:
         return None
-    return behind[0]
+    # a model variable given another object may no longer be the one the wrapper holds
+    # (`runner = DataParallel(model); model = Net()`)
+    return behind[0] if receivers.wraps_current(held.pop(), binding) else None  # type: ignore[arg-type]
 
 
 def replaced_parameter(ctx: FileContext, receiver: cst.BaseExpression) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.receivers import GRAD_SCALER, SCHEDULER
+from trainlint.analysis.training import wrapped_module
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 
@@ -227,3 +228,72 @@ for other in others:
 def test_a_list_filled_by_append_holds_what_it_is_given() -> None:
     # an `extend` of items it cannot tell leaves the list's unknown
     assert _kinds_of_step_receivers(FILLED_ONE_BY_ONE) == [SCHEDULER, None]
+
+
+
+WRAPPED = '''\
+import model_search as once
+import torch.nn as nn
+
+once = once.Net()
+once_runner = nn.DataParallel(once)
+twice = Net()
+twice_runner = nn.DataParallel(twice)
+twice = Net()
+paired = Net()
+paired_runner = paired.cuda()
+paired = load(path)
+if multi_gpu:
+    paired_runner = nn.DataParallel(paired)
+else:
+    paired_runner = paired
+half = Net()
+half_runner = nn.DataParallel(half)
+half = load(path)
+if multi_gpu:
+    half_runner = nn.DataParallel(half)
+global_runner = nn.DataParallel(rebound_elsewhere)
+rebound_elsewhere = Net()
+
+
+def reload():
+    global rebound_elsewhere
+    rebound_elsewhere = Net()
+
+
+def warm_start(once, given):
+    given_runner = nn.DataParallel(given)
+    looped = Net()
+    looped_runner = nn.DataParallel(looped)
+    for path in paths:
+        looped = Net.load(path)
+    read(given_runner, looped_runner)
+
+
+class Trainer:
+    def __init__(self):
+        self.kept = Net()
+        self.kept_runner = nn.DataParallel(self.kept)
+        self.swapped = Net()
+        self.swapped_runner = nn.DataParallel(self.swapped)
+
+    def swap(self):
+        self.swapped = Net()
+        read(self.kept_runner, self.swapped_runner)
+
+
+read(once_runner, twice_runner, paired_runner, half_runner, global_runner)
+'''
+
+
+def test_a_wrapper_holds_the_model_where_it_is_assigned_anew_after_the_model() -> None:
+    # a model given another object (a second assignment, a `global` rebinding in another
+    # function, a loop) with no wrapper assigned after it on every path no longer is the
+    # one its wrapper holds; an import of the name and a parameter of another function
+    # named so are no such assignment
+    ctx = FileContext("wrapped.py", WRAPPED, cst.parse_module(WRAPPED))
+    read = [node for node in iter_nodes(ctx.module)
+            if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "read"]
+    held = [wrapped_module(ctx, arg.value) for call in read for arg in call.args]
+    assert [None if model is None else ctx.code(model) for model in held] == [
+        "given", None, "self.kept", None, "once", None, "paired", None, None]
