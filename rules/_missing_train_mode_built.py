@@ -1,7 +1,9 @@
 """TL405's models left in eval mode from the start: a class that puts `self.model` in
 eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
 `self.model.eval()` in a method its training method calls first) and trains it in a
-loop of another method, where nothing may put it back in train mode.
+loop of another method, where nothing may put it back in train mode; and a script
+that does the same with a name of the module (`model = Net().eval()`, then a training
+loop of the module's own code).
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -11,11 +13,12 @@ instance) that reaches code which may switch its mode are left alone."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
+from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name
 from trainlint.analysis.trained_models import trained_models
 from trainlint.analysis.training import method_call
@@ -91,9 +94,9 @@ def _enclosing_class(ctx: FileContext, node: cst.CSTNode) -> cst.ClassDef | None
     return next((a for a in ctx.ancestors(node) if type(a) is cst.ClassDef), None)  # type: ignore[misc]
 
 
-def _leaves_mode(ctx: FileContext, attribute: cst.Attribute) -> bool:
-    """`attribute` (`self.net`) is run forward, its weights read, moved in place
-    (`self.net.to(device)` as a statement or kept as `self.net`), or assigned anew."""
+def _leaves_mode(ctx: FileContext, attribute: cst.Attribute | cst.Name) -> bool:
+    """`attribute` (`self.net`, or a name: `model`) is run forward, its weights read, moved
+    in place (`self.net.to(device)` as a statement or kept as `self.net`), or assigned anew."""
     parent = ctx.parent(attribute)
     if type(parent) is cst.Call and parent.func is attribute:
         return True
@@ -210,3 +213,98 @@ def _top_level_evals(ctx: FileContext, method: cst.FunctionDef, model: str) -> I
                 value = small.value  # `Net().eval()`: what it builds is in eval mode
                 if method_call(value, "eval") is not None and not value.args:  # type: ignore[attr-defined]
                     yield value  # type: ignore[misc]
+
+
+def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str]]:
+    """Each `.eval()` (the call, the model's name) of a name of the module, made by a
+    statement of the module's own body (`model = Net().eval()`, or `model.eval()` after
+    `model = Net()`), that a later loop of the module's code trains: runs it forward with
+    gradients, back-propagates and steps an optimizer built from it. Only where nothing
+    may put it back in train mode: the file switches nothing to train mode, and the name
+    is only run forward, read, moved in place or assigned before the `.eval()` (see
+    `_kept_as_is`)."""
+    if any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
+        return
+    statements = ctx.module.body
+    for position, statement in enumerate(statements):
+        for call, model in _script_evals(ctx, statement):
+            if _trained_later(ctx, model, statements[position + 1:]) and _kept_as_is(ctx, model, call):
+                yield call, model.value
+
+
+def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:
+    """The `.eval()` calls of a plain name that `statement`, one of the module's own,
+    makes on every run: `model.eval()`, `model = Net().eval()`."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return
+    for small in statement.body:
+        if type(small) is cst.Expr:
+            switch = mode_switch(ctx, small.value)
+            if switch is not None and switch[1] is False and type(switch[0]) is cst.Name:
+                yield small.value, switch[0]  # type: ignore[misc]
+        elif type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+            value = small.value  # `Net().eval()`: what it builds is in eval mode
+            if method_call(value, "eval") is not None and not value.args:  # type: ignore[attr-defined]
+                yield value, small.targets[0].target  # type: ignore[misc]
+
+
+def _trained_later(ctx: FileContext, model: cst.Name, statements: Sequence[cst.CSTNode]) -> bool:
+    """A loop of the module's code among `statements` (outside functions and classes)
+    runs `model` forward with gradients, back-propagates, and steps an optimizer whose
+    every assignment builds it from `model` (`SGD(model.parameters(), lr=0.1)`): a frozen
+    teacher, or a loop whose optimizer holds other parameters, is not trained there."""
+    binding = ctx.receivers.binding(model)
+    for statement in statements:
+        for loop in ctx.subtree(statement):
+            if type(loop) not in (cst.For, cst.While) or _in_definition(ctx, loop):
+                continue
+            inside = ctx.subtree(loop.body)  # type: ignore[attr-defined]
+            if not any(is_backward(node) for node in inside):
+                continue
+            run = any(type(node) is cst.Call and type(node.func) is cst.Name  # type: ignore[attr-defined]
+                      and ctx.receivers.binding(node.func) == binding  # type: ignore[attr-defined]
+                      and lexical_grad_mode(ctx, node) in (None, "on") for node in inside)
+            if run and any(_built_from(ctx, stepped, binding) for node in inside  # type: ignore[arg-type]
+                           if (stepped := optimizer_step(ctx, node)) is not None):
+                return True
+    return False
+
+
+def _in_definition(ctx: FileContext, node: cst.CSTNode) -> bool:
+    return any(type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) for ancestor in ctx.ancestors(node))
+
+
+def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
+    """Every value the variable `optimizer` is assigned is a call handed `model`, read in
+    its arguments (`SGD(model.parameters(), lr=0.1)`)."""
+    values = ctx.receivers.only_assigned(binding) \
+        if model is not None and (binding := ctx.receivers.binding(optimizer)) is not None else None
+    return bool(values) and all(
+        type(value) is cst.Call and any(
+            type(node) is cst.Name and ctx.receivers.binding(node) == model  # type: ignore[arg-type]
+            for arg in value.args for node in ctx.subtree(arg.value))  # type: ignore[attr-defined]
+        for value in values)  # type: ignore[union-attr]
+
+
+def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call) -> bool:
+    """`model` holds, from `call` on, the module put in eval mode, and nothing may switch
+    it: it is bound by plain assignments alone, none after `call` but one that keeps it
+    as it is (`model = model.to(device)`), and every read of it is a forward, a read of
+    its weights or a move (see `_leaves_mode`), not a call it is handed to (`set_train(model)`,
+    `DDP(model)`), a walk of its layers (`.modules()`, `.apply(...)`) or another name."""
+    binding = ctx.receivers.binding(model)
+    values = ctx.receivers.only_assigned(binding) if binding is not None else None
+    if values is None:
+        return False
+    for value in values:
+        kept = method_call(value, *_RETURNS_ITSELF)
+        if ctx.order_index(value) > ctx.order_index(call) and not (
+                kept is not None and ctx.receivers.binding(kept) == binding):  # type: ignore[arg-type]
+            return False
+    for node in ctx.receivers.spelled(model.value):
+        parent = ctx.parent(node)
+        if type(node) is not cst.Name or (type(parent) is cst.Attribute and parent.attr is node):
+            continue
+        if ctx.receivers.binding(node) == binding and not _leaves_mode(ctx, node):
+            return False
+    return True

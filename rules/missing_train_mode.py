@@ -7,7 +7,7 @@ from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
 from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
-from trainlint.rules._missing_train_mode_built import left_in_eval_mode
+from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode
 from trainlint.rules._missing_train_mode_calls import (
     evaluated_held_models,
     evaluated_object,
@@ -51,7 +51,15 @@ class MissingTrainMode(Rule):
     (`callback(self)`), the class or its training method is decorated,
     the class has base classes (their methods may switch modes) or
     subclasses in the file, the `.eval()` runs under a condition, or a
-    method assigns the model anew.
+    method assigns the model anew. So does a script that puts a name of the
+    module in eval mode in a statement of the module's own code (`model =
+    Net().eval()`, or `model.eval()`) and trains it in a later loop of that
+    code (a forward with gradients, a backward, a step of an optimizer built
+    from it: not a frozen teacher, nor a backbone under a probe that the
+    optimizer alone holds), when the file puts nothing in train mode and the
+    name is only run forward, read or moved (`model = model.to(device)`):
+    not handed to a call (`prepare(model)`), walked, kept under another name
+    or assigned anew after the `.eval()`.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1131,6 +1139,32 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
+        # a script that builds its model in eval mode and trains it in a loop of its own
+        # code, moved to the device under the same name: nothing puts it in train mode
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()  # expect: TL405\n"
+        "model = model.to(\"cuda\")\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        loss = nn.functional.mse_loss(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    torch.save(model.state_dict(), \"last.pt\")\n",
+        # the same with `model.eval()` as a statement of its own, the weights restored first
+        "import torch\n"
+        "from torch import nn\n"
+        "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "net.load_state_dict(torch.load(\"pretrained.pt\"))\n"
+        "net.eval()  # expect: TL405\n"
+        "opt = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()))\n"
+        "while True:\n"
+        "    x, y = next(batches)\n"
+        "    opt.zero_grad()\n"
+        "    nn.functional.cross_entropy(net(x), y).backward()\n"
+        "    opt.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2367,6 +2401,65 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
+        # a script's model built in eval mode that a function of the file puts back in train
+        # mode before the loop
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "def start_training():\n"
+        "    model.train()\n"
+        "start_training()\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # a frozen teacher in eval mode, run with and without `torch.no_grad()`, that the
+        # optimizer does not hold; and a backbone in eval mode under a probe that the
+        # optimizer alone holds
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "teacher = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()\n"
+        "student = nn.Linear(8, 8)\n"
+        "probe = nn.Linear(8, 2)\n"
+        "optimizer = torch.optim.SGD(student.parameters(), lr=0.1)\n"
+        "probe_opt = torch.optim.SGD(probe.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    with torch.no_grad():\n"
+        "        target = teacher(x)\n"
+        "    loss = nn.functional.mse_loss(student(x), target) + nn.functional.mse_loss(student(x), teacher(x))\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.cross_entropy(probe(backbone(x)), y)\n"
+        "    probe_opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    probe_opt.step()\n",
+        # a script's model built in eval mode, then handed to a helper out of reach (which
+        # may switch it), or built anew before the loop
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from helpers import prepare_for_training\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "prepare_for_training(model)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(net(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -2427,6 +2520,10 @@ class MissingTrainMode(Rule):
                     reported.add(node)
                     self.report(node, f"`{setup}()` puts `{model}` in eval mode and `{trainer}()` trains it "
                                       "without `.train()`: dropout and BatchNorm stay in eval mode")
+        for node, model in left_in_eval_by_the_script(self.ctx):
+            if node not in reported:
+                self.report(node, f"`{model}` is put in eval mode before the script's training loop trains it "
+                                  "without `.train()`: dropout and BatchNorm stay in eval mode")
 
     def _steps_what_it_holds(self, call: cst.CSTNode, stepped: set[str]) -> bool:
         """`trainer.evaluate()` of a `trainer = Trainer(model, ...)` whose class, in this
