@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.scopes import receiver_method
+from trainlint.analysis.scopes import argument_slots, receiver_method
 from trainlint.analysis.trained_models import construction_of_receiver, given_to
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -25,6 +25,27 @@ def mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
     for call, summary in _one_of_the_alternatives(ctx).items():
         if any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
             found[call] = summary
+    return found
+
+
+def handed_away(ctx: FileContext) -> dict[cst.CSTNode, list[str]]:
+    """Calls that hand models to code out of reach, with those models as written: a
+    function the file imports that no summary tells (`enable_dropout(model)` of a
+    library, or of a module the project does not hold), or one of the project that
+    hands its parameter on to such a function (`Summary.handed_away`). What it does to
+    them is not told: it may put them back in train mode."""
+    found: dict[cst.CSTNode, list[str]] = {}
+    for call in ctx.nodes_of(cst.Call):
+        summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
+        if summary is None and ctx.summaries.targets.imported_function(call) is not None:  # type: ignore[arg-type]
+            models = [ctx.code(arg.value) for arg in call.args if not arg.star]  # type: ignore[attr-defined]
+        elif summary is not None and summary.handed_away:
+            models = [ctx.code(arg.value) for slot, arg in argument_slots(call)  # type: ignore[arg-type]
+                      if summary.slot(slot) in summary.handed_away]
+        else:
+            continue
+        if models:
+            found[call] = models
     return found
 
 

@@ -10,6 +10,7 @@ from trainlint.rule import Rule
 from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode
 from trainlint.rules._missing_train_mode_calls import (
     evaluated_held_models,
+    handed_away,
     evaluated_object,
     evaluated_own_models,
     mode_setting_calls,
@@ -142,7 +143,13 @@ class MissingTrainMode(Rule):
     the model must be one this file steps (put in train mode, or its
     parameters given to an optimizer, also through a call that builds its
     parameter groups: `AdamW(param_groups_lrd(model, wd))`), not only one it
-    runs forward. So does
+    runs forward. A model handed to a function that the file imports and no
+    module of the project tells (a library's `enable_training(model)`, a
+    module out of reach, or a function of the project that hands it on to
+    one: `helpers.prepare(model)` calling `dropout_tools.configure(model)`)
+    may be put back in train mode there: no `.eval()` of it is reported past
+    that call; torch's and Python's own functions, and methods of objects
+    (`ema.update(model)`), are no such calls. So does
     a method inherited from another module's class that puts an attribute of
     `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
     called on `self`, and a method of an object built from the model
@@ -2473,16 +2480,19 @@ class MissingTrainMode(Rule):
         # those that put a model they are given in eval mode (`evaluate(model,
         # loader)` of engine.py), with that model
         self._external = mode_setting_calls(self.ctx)
+        # calls that hand a model to code out of reach, which may put it back in train mode
+        self._handed_away = handed_away(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
         self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
         restoring = self._restoring
         external = self._external
+        away = self._handed_away
 
         def is_event(node: cst.CSTNode) -> bool:
             return (_is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
-                    or node in external)
+                    or node in external or node in away)
 
         flow = self._flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event,
                                      by_call_site=True, loop_exit=self._leave_loop)
@@ -2570,6 +2580,10 @@ class MissingTrainMode(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
             return frozenset()  # the method puts (part of) the model back in train mode
+        handed = self._handed_away.get(node)
+        if handed:  # what is done to them is not told: they may be back in train mode
+            facts = frozenset(fact for fact in facts if not any(
+                _same_module(self._model_of(fact[1]), model) for model in handed))
         mode = mode_switch(self.ctx, node)
         if mode is not None:
             if mode[1] is False:
@@ -2712,6 +2726,13 @@ class MissingTrainMode(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
     return method_call(node, "train", "eval", "backward", "apply") is not None  # `model.apply(lambda m: m.train())`
+
+
+def _same_module(evaluated: str | None, handed: str) -> bool:
+    """`handed` is the model put in eval mode, or holds it or a part of it (`model` and
+    `model.module`, either way)."""
+    return evaluated is not None and (evaluated == handed or evaluated.startswith(handed + ".")
+                                      or handed.startswith(evaluated + "."))
 
 
 def _cross_iteration(facts: Facts) -> Facts:
