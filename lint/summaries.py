@@ -339,6 +339,11 @@ class Summary:
     # train_one_epoch(model, loader): for x in loader: x.cuda(non_blocking=True)`): a
     # caller handing it a loader built without `pin_memory=True` gets no asynchronous copy
     copies_non_blocking: frozenset[str] = frozenset()
+    # (param, callee, slot): a param that `copies_non_blocking` gains, once closed, when the
+    # function it hands it to as it is, itself a function of the file or of another module,
+    # copies the batches of what the slot holds (`def train(model, loader): run_epoch(model,
+    # loader)`); a chain of such calls, as far as it goes (see `trainlint.analysis.batch_copies`)
+    copies_through: tuple[tuple[str, str, str], ...] = ()
     # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
     # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
     patches: frozenset[str] = frozenset()
@@ -445,6 +450,7 @@ class Summary:
             **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
                if self.returns_fielded else {}),
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
+            **({"copies_through": [list(item) for item in self.copies_through]} if self.copies_through else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
             **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
             **({"torch_export": self.torch_export} if self.torch_export else {}),
@@ -513,6 +519,8 @@ class Summary:
             returns_fielded=tuple((callee, tuple(items))
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
             copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
+            copies_through=tuple((param, callee, slot)
+                                 for param, callee, slot in data.get("copies_through", ())),  # type: ignore[union-attr]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
             hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
             torch_export=str(data.get("torch_export", "")),
@@ -597,9 +605,11 @@ def _cut(own: Summary) -> Summary:
 def _callees(own: Summary) -> list[str]:
     """Every name `_inline` resolves for `own` wherever it is (of the file or not), once
     each in source order: its calls, the named tuples it returns, the function whose
-    result it returns. The cycles of the file are closed along these."""
+    result it returns, those it hands a loader on to. The cycles of the file are closed
+    along these."""
     return list(dict.fromkeys([*(event.callee for event in own.events if isinstance(event, Call)),
-                               *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1]]))
+                               *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1],
+                               *(name for _, name, _ in own.copies_through)]))
 
 
 def _links(own: Summary) -> list[str]:
@@ -765,8 +775,13 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     evaluated = _linked(own.evaluated_forwards, own.evaluated_through, resolve, local)
     # and a helper that hands it so to a function of another module: a helper itself
     called = _linked(own.called_forwards, own.called_through, resolve, local)
+    # `train(model, loader)` handing the loader on to a `run_epoch` that copies its batches
+    copies = own.copies_non_blocking | {param for param, name, slot in own.copies_through
+                                        if (callee := resolve(name)) is not None
+                                        and callee.slot(slot) in callee.copies_non_blocking}
     return replace(
         own,
+        copies_non_blocking=copies,
         events=tuple(events),
         forwards=forwards,
         evaluated_forwards=evaluated,

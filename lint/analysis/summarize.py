@@ -22,7 +22,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches, stored_elements
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
-from trainlint.analysis.batch_copies import copied_parameters
+from trainlint.analysis.batch_copies import copied_parameters, handed_parameters
 from trainlint.analysis.dataflow import (
     DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, bound_parts,
     changed_only_elsewhere, dict_entry, reaching, target_names, unpinned_loader,
@@ -695,6 +695,7 @@ class _Summarizer:
             unscales_given=frozenset(self.unscales_given - updates_if),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             copies_non_blocking=copied_parameters(self.ctx, self.func, self.params),
+            copies_through=handed_parameters(self.ctx, self.func, self.params, self.targets.target),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
             flag_writes=self._flag_writes(),
