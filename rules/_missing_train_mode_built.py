@@ -223,13 +223,14 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
     may put it back in train mode: the file switches nothing to train mode, and the name
     is only run forward, read, moved in place or assigned before the `.eval()` (see
     `_kept_as_is`)."""
-    if any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
-        return
     statements = ctx.module.body
-    for position, statement in enumerate(statements):
-        for call, model in _script_evals(ctx, statement):
-            if _trained_later(ctx, model, statements[position + 1:]) and _kept_as_is(ctx, model, call):
-                yield call, model.value
+    evals = [(position, found) for position, statement in enumerate(statements)
+             for found in _script_evals(ctx, statement)]
+    if not evals or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
+        return
+    for position, (call, model) in evals:
+        if _trained_later(ctx, model, statements[position + 1:]) and _kept_as_is(ctx, model, call):
+            yield call, model.value
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:
@@ -277,8 +278,8 @@ def _in_definition(ctx: FileContext, node: cst.CSTNode) -> bool:
 def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
     """Every value the variable `optimizer` is assigned is a call handed `model`, read in
     its arguments (`SGD(model.parameters(), lr=0.1)`)."""
-    values = ctx.receivers.only_assigned(binding) \
-        if model is not None and (binding := ctx.receivers.binding(optimizer)) is not None else None
+    binding = ctx.receivers.binding(optimizer) if model is not None else None
+    values = ctx.receivers.only_assigned(binding) if binding is not None else None
     return bool(values) and all(
         type(value) is cst.Call and any(
             type(node) is cst.Name and ctx.receivers.binding(node) == model  # type: ignore[arg-type]

@@ -191,8 +191,9 @@ class CallTargets:
         if type(func) is cst.Attribute:
             if self.ctx.qualified_name(func.value) is None or self._class_of(func.value) is not None:
                 return None
-        elif type(func) is not cst.Name or self.ctx.qualified_name(func) is None or self.ctx.local_callee(call) is not None:
-            return None  # `model(x)` of a variable: a module's forward
+        elif (type(func) is not cst.Name or self.ctx.qualified_name(func) is None  # `model(x)`: a forward
+              or self.ctx.local_callee(call) is not None):
+            return None
         target = self.target(call)
         if target is None or target.lstrip(".").split(".", 1)[0] in sys.stdlib_module_names:
             return None
