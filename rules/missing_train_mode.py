@@ -1172,6 +1172,26 @@ class MissingTrainMode(Rule):
         "    opt.zero_grad()\n"
         "    nn.functional.cross_entropy(net(x), y).backward()\n"
         "    opt.step()\n",
+        # what torch, Python's own library and the methods of an object are handed leaves
+        # its mode alone: an EMA copy updated from the model, a snapshot of it
+        "import copy\n"
+        "import torch\n"
+        "from timm.utils import ModelEmaV2\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    ema = ModelEmaV2(model)\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        ema.update(model)\n"
+        "        best = copy.deepcopy(model)\n"
+        "        torch.save(model.state_dict(), \"last.pt\")\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2467,6 +2487,21 @@ class MissingTrainMode(Rule):
         "    opt.zero_grad()\n"
         "    loss.backward()\n"
         "    opt.step()\n",
+        # a library's function handed the model at the start of each epoch: what it does to
+        # its mode is not told (it may put it back in train mode)
+        "import torch\n"
+        "from dropout_tools import enable_training\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        enable_training(model)\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n",
     )
 
     def finish(self) -> None:
