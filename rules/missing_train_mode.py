@@ -148,7 +148,10 @@ class MissingTrainMode(Rule):
     module out of reach, or a function of the project that hands it on to
     one: `helpers.prepare(model)` calling `dropout_tools.configure(model)`)
     may be put back in train mode there: no `.eval()` of it is reported past
-    that call; torch's and Python's own functions, and methods of objects
+    that call. The model itself counts, a part of it (`model.backbone`), a
+    name it was assigned to (`net = model`) and a list or tuple written in
+    the call (`[model]`), not what is read from it
+    (`save_file(model.state_dict(), path)`); torch's and Python's own functions, and methods of objects
     (`ema.update(model)`), are no such calls. So does
     a method inherited from another module's class that puts an attribute of
     `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
@@ -1192,6 +1195,24 @@ class MissingTrainMode(Rule):
         "        ema.update(model)\n"
         "        best = copy.deepcopy(model)\n"
         "        torch.save(model.state_dict(), \"last.pt\")\n",
+        # a library's functions handed what is read from the model, its weights, not the
+        # model itself: they cannot put it back in train mode
+        "import numpy as np\n"
+        "import safetensors.torch\n"
+        "import torch\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        safetensors.torch.save_file(model.state_dict(), \"last.safetensors\")\n"
+        "        np.save(\"head.npy\", model.head.weight.detach().cpu().numpy())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2502,6 +2523,36 @@ class MissingTrainMode(Rule):
         "        with torch.no_grad():\n"
         "            for x, y in val_loader:\n"
         "                model(x)\n",
+        # the same library's function handed the model under another name, or in a list
+        "import torch\n"
+        "from dropout_tools import enable_training\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        net = model\n"
+        "        enable_training(net)\n",
+        "import torch\n"
+        "from dropout_tools import enable_training\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        enable_training([model])\n",
     )
 
     def finish(self) -> None:
