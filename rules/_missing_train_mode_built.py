@@ -13,7 +13,7 @@ instance) that reaches code which may switch its mode are left alone."""
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Iterator
 
 import libcst as cst
 
@@ -228,8 +228,9 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
              for found in _script_evals(ctx, statement)]
     if not evals or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
+    loops = _script_training_loops(ctx)
     for position, (call, model) in evals:
-        if _trained_later(ctx, model, statements[position + 1:]) and _kept_as_is(ctx, model, call):
+        if _trained_later(ctx, model, position, loops) and _kept_as_is(ctx, model, call):
             yield call, model.value
 
 
@@ -249,30 +250,44 @@ def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cs
                 yield value, small.targets[0].target  # type: ignore[misc]
 
 
-def _trained_later(ctx: FileContext, model: cst.Name, statements: Sequence[cst.CSTNode]) -> bool:
-    """A loop of the module's code among `statements` (outside functions and classes)
-    runs `model` forward with gradients, back-propagates, and steps an optimizer whose
-    every assignment builds it from `model` (`SGD(model.parameters(), lr=0.1)`): a frozen
-    teacher, or a loop whose optimizer holds other parameters, is not trained there."""
-    binding = ctx.receivers.binding(model)
-    for statement in statements:
-        for loop in ctx.subtree(statement):
-            if type(loop) not in (cst.For, cst.While) or _in_definition(ctx, loop):
+def _script_training_loops(ctx: FileContext) -> dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]:
+    """The loops of the module's code (outside functions and classes) that back-propagate,
+    by each variable they run forward with gradients: the place of the module's statement
+    the loop is in, and the optimizers it steps. Read once per file, outermost loops
+    alone: a loop nested in one holds nothing its outer loop does not."""
+    trained: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]] = {}
+    for position, statement in enumerate(ctx.module.body):
+        if type(statement) in (cst.FunctionDef, cst.ClassDef):
+            continue
+        end = -1  # the last node of the outermost loop read so far
+        for loop in ctx.own_nodes(statement):
+            if type(loop) not in (cst.For, cst.While) or ctx.order_index(loop) <= end:
                 continue
+            end = ctx.subtree_end(loop)
             inside = ctx.subtree(loop.body)  # type: ignore[attr-defined]
             if not any(is_backward(node) for node in inside):
                 continue
-            run = any(type(node) is cst.Call and type(node.func) is cst.Name  # type: ignore[attr-defined]
-                      and ctx.receivers.binding(node.func) == binding  # type: ignore[attr-defined]
-                      and lexical_grad_mode(ctx, node) in (None, "on") for node in inside)
-            if run and any(_built_from(ctx, stepped, binding) for node in inside  # type: ignore[arg-type]
-                           if (stepped := optimizer_step(ctx, node)) is not None):
-                return True
-    return False
+            run = {ctx.receivers.binding(node.func) for node in inside  # type: ignore[attr-defined]
+                   if type(node) is cst.Call and type(node.func) is cst.Name  # type: ignore[attr-defined]
+                   and lexical_grad_mode(ctx, node) in (None, "on")}
+            stepped = [step for node in inside if (step := optimizer_step(ctx, node)) is not None]
+            for binding in run:
+                if binding is not None:
+                    trained.setdefault(binding, []).append((position, stepped))
+    return trained
 
 
-def _in_definition(ctx: FileContext, node: cst.CSTNode) -> bool:
-    return any(type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) for ancestor in ctx.ancestors(node))
+def _trained_later(ctx: FileContext, model: cst.Name, position: int,
+                   loops: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]) -> bool:
+    """A loop of the module's code after its statement at `position` (see
+    `_script_training_loops`) runs `model` forward with gradients, back-propagates, and
+    steps an optimizer whose every assignment builds it from `model`
+    (`SGD(model.parameters(), lr=0.1)`): a frozen teacher, or a loop whose optimizer holds
+    other parameters, is not trained there."""
+    binding = ctx.receivers.binding(model)
+    return binding is not None and any(
+        later > position and any(_built_from(ctx, step, binding) for step in stepped)
+        for later, stepped in loops.get(binding, ()))
 
 
 def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
