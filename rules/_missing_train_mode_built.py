@@ -222,16 +222,23 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
     gradients, back-propagates and steps an optimizer built from it. Only where nothing
     may put it back in train mode: the file switches nothing to train mode, and the name
     is only run forward, read, moved in place or assigned before the `.eval()` (see
-    `_kept_as_is`)."""
+    `_kept_as_is`); and the module runs no code from text (`exec("model.train()")`)."""
     statements = ctx.module.body
     evals = [(position, found) for position, statement in enumerate(statements)
              for found in _script_evals(ctx, statement)]
-    if not evals or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
+    if not evals or _runs_text(ctx) \
+            or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
     loops = _script_training_loops(ctx)
     for position, (call, model) in evals:
         if _trained_later(ctx, model, position, loops) and _kept_as_is(ctx, model, call):
             yield call, model.value
+
+
+def _runs_text(ctx: FileContext) -> bool:
+    """The file calls `exec` or `eval` on a string: what that code does to a model cannot be read."""
+    return any(type(call.func) is cst.Name and call.func.value in ("exec", "eval")  # type: ignore[attr-defined]
+               for call in ctx.nodes_of(cst.Call))
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:

@@ -60,7 +60,8 @@ class MissingTrainMode(Rule):
     optimizer alone holds), when the file puts nothing in train mode and the
     name is only run forward, read or moved (`model = model.to(device)`):
     not handed to a call (`prepare(model)`), walked, kept under another name
-    or assigned anew after the `.eval()`.
+    or assigned anew after the `.eval()`, and the file runs no code from
+    text (`exec(...)`, `eval(...)`).
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -2553,6 +2554,17 @@ class MissingTrainMode(Rule):
         "            for x, y in val_loader:\n"
         "                model(x)\n"
         "        enable_training([model])\n",
+        # a script that runs code from text: what it does to the model cannot be read
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "exec(open(\"modes.py\").read())\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
