@@ -82,7 +82,7 @@ _TRIGGERS = {
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": ".scale(", "plain_steps": "schedule",
-    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_",
+    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_", "handed_away": "",
     "returns_float16": "autocast", "returns_grad_scaler": "GradScaler", "copies_non_blocking": "non_blocking",
 }
 
@@ -130,6 +130,10 @@ class Call:
     # needs for the call to run, as `Summary.computed_backwards` writes them, and what it gives
     # (see `Given`); None under a grad mode of the caller's own or a test of anything else
     gate: tuple[Needs, Given] | None = None
+    # calls a function the file imports, not a method of an object (see
+    # `CallTargets.imported_function`): where no summary tells what it does, it may do
+    # anything to the parameters it is handed (`Summary.handed_away`)
+    imported: bool = False
 
 
 Event = str | Call
@@ -181,6 +185,10 @@ class Summary:
     half: frozenset[str] = frozenset()  # params it converts to float16 in place
     eval_mode: frozenset[str] = frozenset()  # params it puts in eval mode (`self.model`, `self`: of its object)
     backpropagates: frozenset[str] = frozenset()  # params whose values flow into a backward pass
+    # params it hands, itself or through what it calls, to an imported function that no
+    # summary tells (`def prepare(model): somelib.enable_dropout(model)`): it may switch
+    # their mode, or do anything else to them
+    handed_away: frozenset[str] = frozenset()
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)
     steps: frozenset[str] = frozenset()
@@ -331,6 +339,11 @@ class Summary:
     # train_one_epoch(model, loader): for x in loader: x.cuda(non_blocking=True)`): a
     # caller handing it a loader built without `pin_memory=True` gets no asynchronous copy
     copies_non_blocking: frozenset[str] = frozenset()
+    # (param, callee, slot): a param that `copies_non_blocking` gains, once closed, when the
+    # function it hands it to as it is, itself a function of the file or of another module,
+    # copies the batches of what the slot holds (`def train(model, loader): run_epoch(model,
+    # loader)`); a chain of such calls, as far as it goes (see `trainlint.analysis.batch_copies`)
+    copies_through: tuple[tuple[str, str, str], ...] = ()
     # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
     # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
     patches: frozenset[str] = frozenset()
@@ -437,6 +450,7 @@ class Summary:
             **({"returns_fielded": [[callee, list(items)] for callee, items in self.returns_fielded]}
                if self.returns_fielded else {}),
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
+            **({"copies_through": [list(item) for item in self.copies_through]} if self.copies_through else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
             **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
             **({"torch_export": self.torch_export} if self.torch_export else {}),
@@ -453,7 +467,8 @@ class Summary:
                 events.append(Call(callee, tuple((a, b) for a, b in args), bool(returned), bool(rest and rest[0]),
                                    tuple(rest[1]) if len(rest) > 1 else (), bool(len(rest) > 2 and rest[2]),
                                    tuple((slot, value) for slot, value in rest[3]) if len(rest) > 3 else (),
-                                   bool(len(rest) > 4 and rest[4]), _gate_of(rest[5]) if len(rest) > 5 else None))
+                                   bool(len(rest) > 4 and rest[4]), _gate_of(rest[5]) if len(rest) > 5 else None,
+                                   bool(len(rest) > 6 and rest[6])))
         flags = set(data.get("flags", ()))  # type: ignore[arg-type]
         return cls(
             params=tuple(data.get("params", ())),  # type: ignore[arg-type]
@@ -504,6 +519,8 @@ class Summary:
             returns_fielded=tuple((callee, tuple(items))
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
             copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
+            copies_through=tuple((param, callee, slot)
+                                 for param, callee, slot in data.get("copies_through", ())),  # type: ignore[union-attr]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
             hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
             torch_export=str(data.get("torch_export", "")),
@@ -513,7 +530,7 @@ class Summary:
 def _call_json(call: Call) -> list[object]:
     gate = [[list(need) for need in call.gate[0]], [list(slot) for slot in call.gate[1]]] if call.gate else None
     tail: list[object] = [call.occasional, list(call.hands_returned), call.hands_scaler,
-                          [list(pair) for pair in call.constants], call.when_training, gate]
+                          [list(pair) for pair in call.constants], call.when_training, gate, call.imported]
     while tail and not tail[-1]:
         tail.pop()
     return [call.callee, [list(a) for a in call.args], call.returned, *tail]
@@ -521,7 +538,7 @@ def _call_json(call: Call) -> list[object]:
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader", "returns_float16", "returns_grad_scaler")
 _SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
-         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales")
+         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales", "handed_away")
 
 
 def close(
@@ -588,9 +605,11 @@ def _cut(own: Summary) -> Summary:
 def _callees(own: Summary) -> list[str]:
     """Every name `_inline` resolves for `own` wherever it is (of the file or not), once
     each in source order: its calls, the named tuples it returns, the function whose
-    result it returns. The cycles of the file are closed along these."""
+    result it returns, those it hands a loader on to. The cycles of the file are closed
+    along these."""
     return list(dict.fromkeys([*(event.callee for event in own.events if isinstance(event, Call)),
-                               *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1]]))
+                               *(name for name, _ in own.returns_fielded), *own.returns_result_of[:1],
+                               *(name for _, name, _ in own.copies_through)]))
 
 
 def _links(own: Summary) -> list[str]:
@@ -688,6 +707,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         if event.hands_scaler and _may_keep_scaler(event.callee, callee):
             events.setdefault(SCALER_UPDATE, None)
         if callee is None:
+            if event.imported:  # out of reach: it may do anything to what it is handed
+                sets["handed_away"].update(caller_param for _, caller_param in event.args)
             continue
         # a call outside `if self.training:` whose callee needs the graph: in eval mode too
         when_training = when_training and (event.when_training or not any(callee.does(e) for e in GRAPH_EFFECTS))
@@ -754,8 +775,13 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     evaluated = _linked(own.evaluated_forwards, own.evaluated_through, resolve, local)
     # and a helper that hands it so to a function of another module: a helper itself
     called = _linked(own.called_forwards, own.called_through, resolve, local)
+    # `train(model, loader)` handing the loader on to a `run_epoch` that copies its batches
+    copies = own.copies_non_blocking | {param for param, name, slot in own.copies_through
+                                        if (callee := resolve(name)) is not None
+                                        and callee.slot(slot) in callee.copies_non_blocking}
     return replace(
         own,
+        copies_non_blocking=copies,
         events=tuple(events),
         forwards=forwards,
         evaluated_forwards=evaluated,

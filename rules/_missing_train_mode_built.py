@@ -1,7 +1,9 @@
 """TL405's models left in eval mode from the start: a class that puts `self.model` in
 eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
 `self.model.eval()` in a method its training method calls first) and trains it in a
-loop of another method, where nothing may put it back in train mode.
+loop of another method, where nothing may put it back in train mode; and a script
+that does the same with a name of the module (`model = Net().eval()`, then a training
+loop of the module's own code).
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -16,6 +18,7 @@ from typing import Iterator
 import libcst as cst
 
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
+from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name
 from trainlint.analysis.trained_models import trained_models
 from trainlint.analysis.training import method_call
@@ -91,9 +94,9 @@ def _enclosing_class(ctx: FileContext, node: cst.CSTNode) -> cst.ClassDef | None
     return next((a for a in ctx.ancestors(node) if type(a) is cst.ClassDef), None)  # type: ignore[misc]
 
 
-def _leaves_mode(ctx: FileContext, attribute: cst.Attribute) -> bool:
-    """`attribute` (`self.net`) is run forward, its weights read, moved in place
-    (`self.net.to(device)` as a statement or kept as `self.net`), or assigned anew."""
+def _leaves_mode(ctx: FileContext, attribute: cst.Attribute | cst.Name) -> bool:
+    """`attribute` (`self.net`, or a name: `model`) is run forward, its weights read, moved
+    in place (`self.net.to(device)` as a statement or kept as `self.net`), or assigned anew."""
     parent = ctx.parent(attribute)
     if type(parent) is cst.Call and parent.func is attribute:
         return True
@@ -210,3 +213,121 @@ def _top_level_evals(ctx: FileContext, method: cst.FunctionDef, model: str) -> I
                 value = small.value  # `Net().eval()`: what it builds is in eval mode
                 if method_call(value, "eval") is not None and not value.args:  # type: ignore[attr-defined]
                     yield value  # type: ignore[misc]
+
+
+def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str]]:
+    """Each `.eval()` (the call, the model's name) of a name of the module, made by a
+    statement of the module's own body (`model = Net().eval()`, or `model.eval()` after
+    `model = Net()`), that a later loop of the module's code trains: runs it forward with
+    gradients, back-propagates and steps an optimizer built from it. Only where nothing
+    may put it back in train mode: the file switches nothing to train mode, and the name
+    is only run forward, read, moved in place or assigned before the `.eval()` (see
+    `_kept_as_is`); and the module runs no code from text (`exec("model.train()")`)."""
+    statements = ctx.module.body
+    evals = [(position, found) for position, statement in enumerate(statements)
+             for found in _script_evals(ctx, statement)]
+    if not evals or _runs_text(ctx) \
+            or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
+        return
+    loops = _script_training_loops(ctx)
+    for position, (call, model) in evals:
+        if _trained_later(ctx, model, position, loops) and _kept_as_is(ctx, model, call):
+            yield call, model.value
+
+
+def _runs_text(ctx: FileContext) -> bool:
+    """The file calls `exec` or `eval` on a string: what that code does to a model cannot be read."""
+    return any(type(call.func) is cst.Name and call.func.value in ("exec", "eval")  # type: ignore[attr-defined]
+               for call in ctx.nodes_of(cst.Call))
+
+
+def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:
+    """The `.eval()` calls of a plain name that `statement`, one of the module's own,
+    makes on every run: `model.eval()`, `model = Net().eval()`."""
+    if type(statement) is not cst.SimpleStatementLine:
+        return
+    for small in statement.body:
+        if type(small) is cst.Expr:
+            switch = mode_switch(ctx, small.value)
+            if switch is not None and switch[1] is False and type(switch[0]) is cst.Name:
+                yield small.value, switch[0]  # type: ignore[misc]
+        elif type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+            value = small.value  # `Net().eval()`: what it builds is in eval mode
+            if method_call(value, "eval") is not None and not value.args:  # type: ignore[attr-defined]
+                yield value, small.targets[0].target  # type: ignore[misc]
+
+
+def _script_training_loops(ctx: FileContext) -> dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]:
+    """The loops of the module's code (outside functions and classes) that back-propagate,
+    by each variable they run forward with gradients: the place of the module's statement
+    the loop is in, and the optimizers it steps. Read once per file, outermost loops
+    alone: a loop nested in one holds nothing its outer loop does not."""
+    trained: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]] = {}
+    for position, statement in enumerate(ctx.module.body):
+        if type(statement) in (cst.FunctionDef, cst.ClassDef):
+            continue
+        end = -1  # the last node of the outermost loop read so far
+        for loop in ctx.own_nodes(statement):
+            if type(loop) not in (cst.For, cst.While) or ctx.order_index(loop) <= end:
+                continue
+            end = ctx.subtree_end(loop)
+            inside = ctx.subtree(loop.body)  # type: ignore[attr-defined]
+            if not any(is_backward(node) for node in inside):
+                continue
+            run = {ctx.receivers.binding(node.func) for node in inside  # type: ignore[attr-defined]
+                   if type(node) is cst.Call and type(node.func) is cst.Name  # type: ignore[attr-defined]
+                   and lexical_grad_mode(ctx, node) in (None, "on")}
+            stepped = [step for node in inside if (step := optimizer_step(ctx, node)) is not None]
+            for binding in run:
+                if binding is not None:
+                    trained.setdefault(binding, []).append((position, stepped))
+    return trained
+
+
+def _trained_later(ctx: FileContext, model: cst.Name, position: int,
+                   loops: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]) -> bool:
+    """A loop of the module's code after its statement at `position` (see
+    `_script_training_loops`) runs `model` forward with gradients, back-propagates, and
+    steps an optimizer whose every assignment builds it from `model`
+    (`SGD(model.parameters(), lr=0.1)`): a frozen teacher, or a loop whose optimizer holds
+    other parameters, is not trained there."""
+    binding = ctx.receivers.binding(model)
+    return binding is not None and any(
+        later > position and any(_built_from(ctx, step, binding) for step in stepped)
+        for later, stepped in loops.get(binding, ()))
+
+
+def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
+    """Every value the variable `optimizer` is assigned is a call handed `model`, read in
+    its arguments (`SGD(model.parameters(), lr=0.1)`)."""
+    binding = ctx.receivers.binding(optimizer) if model is not None else None
+    values = ctx.receivers.only_assigned(binding) if binding is not None else None
+    return bool(values) and all(
+        type(value) is cst.Call and any(
+            type(node) is cst.Name and ctx.receivers.binding(node) == model  # type: ignore[arg-type]
+            for arg in value.args for node in ctx.subtree(arg.value))  # type: ignore[attr-defined]
+        for value in values)  # type: ignore[union-attr]
+
+
+def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call) -> bool:
+    """`model` holds, from `call` on, the module put in eval mode, and nothing may switch
+    it: it is bound by plain assignments alone, none after `call` but one that keeps it
+    as it is (`model = model.to(device)`), and every read of it is a forward, a read of
+    its weights or a move (see `_leaves_mode`), not a call it is handed to (`set_train(model)`,
+    `DDP(model)`), a walk of its layers (`.modules()`, `.apply(...)`) or another name."""
+    binding = ctx.receivers.binding(model)
+    values = ctx.receivers.only_assigned(binding) if binding is not None else None
+    if values is None:
+        return False
+    for value in values:
+        kept = method_call(value, *_RETURNS_ITSELF)
+        if ctx.order_index(value) > ctx.order_index(call) and not (
+                kept is not None and ctx.receivers.binding(kept) == binding):  # type: ignore[arg-type]
+            return False
+    for node in ctx.receivers.spelled(model.value):
+        parent = ctx.parent(node)
+        if type(node) is not cst.Name or (type(parent) is cst.Attribute and parent.attr is node):
+            continue
+        if ctx.receivers.binding(node) == binding and not _leaves_mode(ctx, node):
+            return False
+    return True

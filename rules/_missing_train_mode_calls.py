@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trainlint.analysis.scopes import receiver_method
+from trainlint.analysis.scopes import argument_slots, dotted_name, receiver_method
 from trainlint.analysis.trained_models import construction_of_receiver, given_to
 from trainlint.context import FileContext
 from trainlint.summaries import BACKWARD, EVAL, TRAIN, Summary
@@ -26,6 +26,46 @@ def mode_setting_calls(ctx: FileContext) -> dict[cst.CSTNode, Summary]:
         if any(e in (TRAIN, EVAL, BACKWARD) for e in summary.events):
             found[call] = summary
     return found
+
+
+def handed_away(ctx: FileContext) -> dict[cst.CSTNode, list[str]]:
+    """Calls that hand models to code out of reach, with those models as written: a
+    function the file imports that no summary tells (`enable_dropout(model)` of a
+    library, or of a module the project does not hold), or one of the project that
+    hands its parameter on to such a function (`Summary.handed_away`). What it does to
+    them is not told: it may put them back in train mode. Only modules count (see
+    `_modules_handed`): what is derived from one (`model.state_dict()`) cannot switch it."""
+    found: dict[cst.CSTNode, list[str]] = {}
+    for call in ctx.nodes_of(cst.Call):
+        summary = ctx.summaries.of_call(call)  # type: ignore[arg-type]
+        if summary is None and ctx.summaries.targets.imported_function(call) is not None:  # type: ignore[arg-type]
+            values = [arg.value for arg in call.args if not arg.star]  # type: ignore[attr-defined]
+        elif summary is not None and summary.handed_away:
+            values = [arg.value for slot, arg in argument_slots(call)  # type: ignore[arg-type]
+                      if summary.slot(slot) in summary.handed_away]
+        else:
+            continue
+        models = [model for value in values for model in _modules_handed(ctx, value)]
+        if models:
+            found[call] = models
+    return found
+
+
+def _modules_handed(ctx: FileContext, value: cst.BaseExpression) -> list[str]:
+    """The models, as written, that an argument may hand on: a name or a plain chain of
+    attributes (`model`, `model.backbone`), what a name was assigned such a chain
+    (`net = model`), and the items of a list, tuple or set written in place
+    (`[model, ema]`). A call or a subscript of a model (`model.state_dict()`,
+    `model.weight.detach()`) hands on something else than the module."""
+    if type(value) in (cst.List, cst.Tuple, cst.Set):
+        return [model for element in value.elements  # type: ignore[attr-defined]
+                for model in _modules_handed(ctx, element.value)]
+    name = dotted_name(value)
+    if name is None:
+        return []
+    binding = ctx.receivers.binding(value) if type(value) is cst.Name else None
+    aliased = ctx.receivers.assigned(binding) if binding is not None else []
+    return [name, *(held for other in aliased if (held := dotted_name(other)) is not None)]
 
 
 def _one_of_the_alternatives(ctx: FileContext) -> dict[cst.CSTNode, Summary]:

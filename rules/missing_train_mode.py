@@ -7,9 +7,10 @@ from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
 from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
-from trainlint.rules._missing_train_mode_built import left_in_eval_mode
+from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode
 from trainlint.rules._missing_train_mode_calls import (
     evaluated_held_models,
+    handed_away,
     evaluated_object,
     evaluated_own_models,
     mode_setting_calls,
@@ -51,7 +52,16 @@ class MissingTrainMode(Rule):
     (`callback(self)`), the class or its training method is decorated,
     the class has base classes (their methods may switch modes) or
     subclasses in the file, the `.eval()` runs under a condition, or a
-    method assigns the model anew.
+    method assigns the model anew. So does a script that puts a name of the
+    module in eval mode in a statement of the module's own code (`model =
+    Net().eval()`, or `model.eval()`) and trains it in a later loop of that
+    code (a forward with gradients, a backward, a step of an optimizer built
+    from it: not a frozen teacher, nor a backbone under a probe that the
+    optimizer alone holds), when the file puts nothing in train mode and the
+    name is only run forward, read or moved (`model = model.to(device)`):
+    not handed to a call (`prepare(model)`), walked, kept under another name
+    or assigned anew after the `.eval()`, and the file runs no code from
+    text (`exec(...)`, `eval(...)`).
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -134,7 +144,16 @@ class MissingTrainMode(Rule):
     the model must be one this file steps (put in train mode, or its
     parameters given to an optimizer, also through a call that builds its
     parameter groups: `AdamW(param_groups_lrd(model, wd))`), not only one it
-    runs forward. So does
+    runs forward. A model handed to a function that the file imports and no
+    module of the project tells (a library's `enable_training(model)`, a
+    module out of reach, or a function of the project that hands it on to
+    one: `helpers.prepare(model)` calling `dropout_tools.configure(model)`)
+    may be put back in train mode there: no `.eval()` of it is reported past
+    that call. The model itself counts, a part of it (`model.backbone`), a
+    name it was assigned to (`net = model`) and a list or tuple written in
+    the call (`[model]`), not what is read from it
+    (`save_file(model.state_dict(), path)`); torch's and Python's own functions, and methods of objects
+    (`ema.update(model)`), are no such calls. So does
     a method inherited from another module's class that puts an attribute of
     `self` in eval mode (`self.evaluate()` running `self.model.eval()`),
     called on `self`, and a method of an object built from the model
@@ -1131,6 +1150,70 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
+        # a script that builds its model in eval mode and trains it in a loop of its own
+        # code, moved to the device under the same name: nothing puts it in train mode
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()  # expect: TL405\n"
+        "model = model.to(\"cuda\")\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(10):\n"
+        "    for x, y in loader:\n"
+        "        loss = nn.functional.mse_loss(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "    torch.save(model.state_dict(), \"last.pt\")\n",
+        # the same with `model.eval()` as a statement of its own, the weights restored first
+        "import torch\n"
+        "from torch import nn\n"
+        "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "net.load_state_dict(torch.load(\"pretrained.pt\"))\n"
+        "net.eval()  # expect: TL405\n"
+        "opt = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()))\n"
+        "while True:\n"
+        "    x, y = next(batches)\n"
+        "    opt.zero_grad()\n"
+        "    nn.functional.cross_entropy(net(x), y).backward()\n"
+        "    opt.step()\n",
+        # what torch, Python's own library and the methods of an object are handed leaves
+        # its mode alone: an EMA copy updated from the model, a snapshot of it
+        "import copy\n"
+        "import torch\n"
+        "from timm.utils import ModelEmaV2\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    ema = ModelEmaV2(model)\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        ema.update(model)\n"
+        "        best = copy.deepcopy(model)\n"
+        "        torch.save(model.state_dict(), \"last.pt\")\n",
+        # a library's functions handed what is read from the model, its weights, not the
+        # model itself: they cannot put it back in train mode
+        "import numpy as np\n"
+        "import safetensors.torch\n"
+        "import torch\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()  # expect: TL405\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        safetensors.torch.save_file(model.state_dict(), \"last.safetensors\")\n"
+        "        np.save(\"head.npy\", model.head.weight.detach().cpu().numpy())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2367,6 +2450,121 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            loss.backward()\n"
         "            self.opt.step()\n",
+        # a script's model built in eval mode that a function of the file puts back in train
+        # mode before the loop
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "def start_training():\n"
+        "    model.train()\n"
+        "start_training()\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
+        # a frozen teacher in eval mode, run with and without `torch.no_grad()`, that the
+        # optimizer does not hold; and a backbone in eval mode under a probe that the
+        # optimizer alone holds
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "teacher = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()\n"
+        "student = nn.Linear(8, 8)\n"
+        "probe = nn.Linear(8, 2)\n"
+        "optimizer = torch.optim.SGD(student.parameters(), lr=0.1)\n"
+        "probe_opt = torch.optim.SGD(probe.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    with torch.no_grad():\n"
+        "        target = teacher(x)\n"
+        "    loss = nn.functional.mse_loss(student(x), target) + nn.functional.mse_loss(student(x), teacher(x))\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.cross_entropy(probe(backbone(x)), y)\n"
+        "    probe_opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    probe_opt.step()\n",
+        # a script's model built in eval mode, then handed to a helper out of reach (which
+        # may switch it), or built anew before the loop
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from helpers import prepare_for_training\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "prepare_for_training(model)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(net(x), y)\n"
+        "    opt.zero_grad()\n"
+        "    loss.backward()\n"
+        "    opt.step()\n",
+        # a library's function handed the model at the start of each epoch: what it does to
+        # its mode is not told (it may put it back in train mode)
+        "import torch\n"
+        "from dropout_tools import enable_training\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        enable_training(model)\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n",
+        # the same library's function handed the model under another name, or in a list
+        "import torch\n"
+        "from dropout_tools import enable_training\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        net = model\n"
+        "        enable_training(net)\n",
+        "import torch\n"
+        "from dropout_tools import enable_training\n"
+        "def fit(model, loader, val_loader, optimizer, epochs):\n"
+        "    model.train()\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            for x, y in val_loader:\n"
+        "                model(x)\n"
+        "        enable_training([model])\n",
+        # a script that runs code from text: what it does to the model cannot be read
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "exec(open(\"modes.py\").read())\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2380,16 +2578,19 @@ class MissingTrainMode(Rule):
         # those that put a model they are given in eval mode (`evaluate(model,
         # loader)` of engine.py), with that model
         self._external = mode_setting_calls(self.ctx)
+        # calls that hand a model to code out of reach, which may put it back in train mode
+        self._handed_away = handed_away(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
         self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
         restoring = self._restoring
         external = self._external
+        away = self._handed_away
 
         def is_event(node: cst.CSTNode) -> bool:
             return (_is_event(node) or (bool(restoring) and method_call(node, *restoring) is not None)
-                    or node in external)
+                    or node in external or node in away)
 
         flow = self._flow = CallFlow(self.ctx, self._transfer, loop_back=_cross_iteration, events=is_event,
                                      by_call_site=True, loop_exit=self._leave_loop)
@@ -2427,6 +2628,10 @@ class MissingTrainMode(Rule):
                     reported.add(node)
                     self.report(node, f"`{setup}()` puts `{model}` in eval mode and `{trainer}()` trains it "
                                       "without `.train()`: dropout and BatchNorm stay in eval mode")
+        for node, model in left_in_eval_by_the_script(self.ctx):
+            if node not in reported:
+                self.report(node, f"`{model}` is put in eval mode before the script's training loop trains it "
+                                  "without `.train()`: dropout and BatchNorm stay in eval mode")
 
     def _steps_what_it_holds(self, call: cst.CSTNode, stepped: set[str]) -> bool:
         """`trainer.evaluate()` of a `trainer = Trainer(model, ...)` whose class, in this
@@ -2473,6 +2678,10 @@ class MissingTrainMode(Rule):
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
             return frozenset()  # the method puts (part of) the model back in train mode
+        handed = self._handed_away.get(node)
+        if handed:  # what is done to them is not told: they may be back in train mode
+            facts = frozenset(fact for fact in facts if not any(
+                _same_module(self._model_of(fact[1]), model) for model in handed))
         mode = mode_switch(self.ctx, node)
         if mode is not None:
             if mode[1] is False:
@@ -2615,6 +2824,13 @@ class MissingTrainMode(Rule):
 def _is_event(node: cst.CSTNode) -> bool:
     """Every node `MissingTrainMode._transfer` can react to."""
     return method_call(node, "train", "eval", "backward", "apply") is not None  # `model.apply(lambda m: m.train())`
+
+
+def _same_module(evaluated: str | None, handed: str) -> bool:
+    """`handed` is the model put in eval mode, or holds it or a part of it (`model` and
+    `model.module`, either way)."""
+    return evaluated is not None and (evaluated == handed or evaluated.startswith(handed + ".")
+                                      or handed.startswith(evaluated + "."))
 
 
 def _cross_iteration(facts: Facts) -> Facts:

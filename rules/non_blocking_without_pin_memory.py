@@ -34,7 +34,12 @@ class NonBlockingWithoutPinMemory(Rule):
     (`train_one_epoch(model, optimizer, train_loader, device)` of engine.py),
     the finding is on the loader's construction (its `DataLoader(...)` call,
     or the call of the builder that returns it): that function's other
-    callers may hand it a pinned one.
+    callers may hand it a pinned one. That function may hand the loader on,
+    as it was given, to one that copies (`fit(model, loader)` calling
+    `run_epoch(model, loader)`, in its module or another one, a chain of
+    such calls as far as it goes): not where it binds the name again first
+    (`loader = list(loader)`) or writes `pin_memory` itself, nor where what
+    it hands on is another loader than the one given.
 
     ## Why is this bad?
     A host-to-device copy can only overlap with computation when the source

@@ -3,14 +3,18 @@
 `for x, y in loader: x = x.to(device, non_blocking=True)` promises an
 asynchronous copy, which only pinned memory gives: TL502 asks which loader the
 loop draws from, and a function's summary says which of its parameters it
-draws such batches from (`Summary.copies_non_blocking`), for its callers.
+draws such batches from (`Summary.copies_non_blocking`), for its callers, also
+through the calls it hands them on to (`Summary.copies_through`).
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import libcst as cst
 
 from trainlint.analysis.dataflow import bound_names, is_constant, iterated_loader, keyword, target_names
+from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import children, only
 from trainlint.context import FileContext
@@ -49,6 +53,28 @@ def copied_parameters(ctx: FileContext, func: cst.FunctionDef, params: tuple[str
                 and non_blocking_copies(ctx, loop)):  # type: ignore[arg-type]
             found.add(iterable.value)
     return frozenset(found)
+
+
+def handed_parameters(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...],
+                      target: Callable[[cst.Call], str | None]) -> tuple[tuple[str, str, str], ...]:
+    """(param, callee, slot) for each call of `func`'s own code that hands a parameter on as
+    the caller gave it (`run_epoch(model, loader)` in `def train(model, loader)`): never
+    bound again in `func`, which writes no `pin_memory` (it may pin the loader first).
+    Where the callee copies the batches of what that slot holds with `non_blocking=True`,
+    so does `func` of its parameter (see `Summary.copies_through`)."""
+    if "pin_memory" in ctx.source and "pin_memory" in ctx.code(func):
+        return ()
+    own = ctx.own_nodes(func.body)
+    rebound = {name for node in own for name in bound_names(node)}
+    kept = set(params) - rebound
+    found: dict[tuple[str, str, str], None] = {}
+    for call in only(own, cst.Call) if kept else ():
+        handed = [(slot, arg.value.value) for slot, arg in argument_slots(call)  # type: ignore[arg-type]
+                  if type(arg.value) is cst.Name and arg.value.value in kept]
+        callee = target(call) if handed else None  # type: ignore[arg-type]
+        if callee is not None:
+            found.update(((param, callee, slot), None) for slot, param in handed)
+    return tuple(found)
 
 
 def _comprehension_item(ctx: FileContext, call: cst.CSTNode, receiver: cst.BaseExpression, batches: set[str],

@@ -12,6 +12,8 @@ project resolves those against its other files, base classes included.
 
 from __future__ import annotations
 
+import sys
+
 from bisect import bisect_left
 from collections import Counter, deque
 from typing import Iterator, Mapping
@@ -20,7 +22,7 @@ import libcst as cst
 
 from trainlint.analysis.accumulators import consumed_names, detaches, stored_elements
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
-from trainlint.analysis.batch_copies import copied_parameters
+from trainlint.analysis.batch_copies import copied_parameters, handed_parameters
 from trainlint.analysis.dataflow import (
     DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, bound_parts,
     changed_only_elsewhere, dict_entry, reaching, target_names, unpinned_loader,
@@ -178,6 +180,24 @@ class CallTargets:
         if qualified is not None and not qualified.startswith(("torch.", "builtins.")):
             return qualified
         return None
+
+    def imported_function(self, call: cst.Call) -> str | None:
+        """What `call` runs where it calls a function the file imports, as a bare name or a
+        module's attribute (`prepare(model)`, `helpers.prepare(model)`): not one of torch's
+        or of Python's own library (which switch no model's mode), nor a method of an
+        object (`ema.update(model)`). Where no summary tells what it does (a library's, a
+        module the project does not hold), it may do anything to what it is handed."""
+        func = call.func
+        if type(func) is cst.Attribute:
+            if self.ctx.qualified_name(func.value) is None or self._class_of(func.value) is not None:
+                return None
+        elif (type(func) is not cst.Name or self.ctx.qualified_name(func) is None  # `model(x)`: a forward
+              or self.ctx.local_callee(call) is not None):
+            return None
+        target = self.target(call)
+        if target is None or target.lstrip(".").split(".", 1)[0] in sys.stdlib_module_names:
+            return None
+        return target
 
     def runs_own_function(self, call: cst.Call) -> bool:
         """`call` runs a function of this file (its summary follows what that does)."""
@@ -676,6 +696,7 @@ class _Summarizer:
             unscales_given=frozenset(self.unscales_given - updates_if),
             no_grad_when=no_grad_branches(self.ctx, self.func),
             copies_non_blocking=copied_parameters(self.ctx, self.func, self.params),
+            copies_through=handed_parameters(self.ctx, self.func, self.params, self.targets.target),
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
             flag_writes=self._flag_writes(),
@@ -1355,7 +1376,7 @@ class _Summarizer:
             yield Call(target, arguments, returned=self._is_returned(call), occasional=self._occasional(call),
                        hands_returned=self._returned_arguments(call), hands_scaler=hands_scaler,
                        constants=self._constants(call, arguments), when_training=self._when_training(call),
-                       gate=self._gate(call))
+                       gate=self._gate(call), imported=self.targets.imported_function(call) is not None)
 
     def _gate(self, call: cst.Call) -> tuple[Needs, Given] | None:
         """`Call.gate`: what the function's flags must hold for `call` to run, and what it gives."""

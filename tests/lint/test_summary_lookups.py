@@ -11,8 +11,8 @@ from trainlint import summaries
 from trainlint.summaries import BACKWARD, STEP, Call, Summary, close
 
 # a function that looks up every kind of name: a call of the file and one of another
-# module, a named tuple it returns, the function whose result it returns, and links
-# to functions of another module and of the file
+# module, a named tuple it returns, the function whose result it returns, one it hands
+# a loader on to, and links to functions of another module and of the file
 _EVERY_LOOKUP = Summary(
     params=("model", "loader"),
     events=(Call("step", args=(("#0", "model"),)), Call("engine.train")),
@@ -21,6 +21,7 @@ _EVERY_LOOKUP = Summary(
     forwards_through=(("model", "evaluation.run", "#0"),),
     wrapped_forwards=(("model", "step", "#0"),),
     called_through=(("loader", "evaluation.score", "#1"),),
+    copies_through=(("loader", "engine.run_epoch", "#1"),),
 )
 _LOCAL = {"fit": _EVERY_LOOKUP, "step": Summary(params=("model",), events=(BACKWARD, STEP)),
           "build": Summary(params=())}
@@ -36,8 +37,9 @@ def test_closing_looks_up_exactly_what_the_list_names() -> None:
     closed = close(_LOCAL, external)
     assert closed["fit"].does(BACKWARD) and closed["fit"].does(STEP)
     # the file's own link (`step` of `wrapped_forwards`) is judged by the file: not asked
-    assert sorted(set(asked)) == ["engine.train", "evaluation.run", "evaluation.score", "stats.Stats"]
-    assert summaries._callees(_EVERY_LOOKUP) == ["step", "engine.train", "stats.Stats", "build"]
+    assert sorted(set(asked)) == ["engine.run_epoch", "engine.train", "evaluation.run", "evaluation.score",
+                                  "stats.Stats"]
+    assert summaries._callees(_EVERY_LOOKUP) == ["step", "engine.train", "stats.Stats", "build", "engine.run_epoch"]
 
 
 def test_a_lookup_the_list_leaves_out_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:

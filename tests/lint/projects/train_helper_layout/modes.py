@@ -1,0 +1,2 @@
+def switch(module, training):
+    module.train(training)
