@@ -3,6 +3,7 @@ each fixture, each file in examples/."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import libcst as cst
@@ -29,8 +30,11 @@ def _inputs() -> list[object]:
 INPUTS = _inputs()
 
 
+@cache
 def parsed(source: str) -> cst.Module | None:
-    """The module of `source`; None for the examples of TL000, which do not parse."""
+    """The module of `source`; None for the examples of TL000, which do not parse.
+    Parsed once a session: several test modules check every input against its
+    tree (LibCST's trees are immutable; all of them hold about 35 MB)."""
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError:
