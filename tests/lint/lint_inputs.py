@@ -9,7 +9,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
+from trainlint.engine import lint_bytes
 from trainlint.registry import all_rules
+from trainlint.rule import Finding
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -39,3 +41,11 @@ def parsed(source: str) -> cst.Module | None:
         return cst.parse_module(source)
     except cst.ParserSyntaxError:
         return None
+
+
+@cache
+def findings_of_every_rule(source: str) -> tuple[Finding, ...]:
+    """What a run of every rule finds in `source`, linted once a session: the
+    tests that lint it other ways (each rule alone, the rules shuffled, the flow
+    filters off) all compare with this one run."""
+    return tuple(lint_bytes("input.py", source.encode("utf-8"), list(all_rules())).findings)
