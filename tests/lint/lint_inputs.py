@@ -3,12 +3,15 @@ each fixture, each file in examples/."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
+from trainlint.engine import lint_bytes
 from trainlint.registry import all_rules
+from trainlint.rule import Finding
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -29,9 +32,20 @@ def _inputs() -> list[object]:
 INPUTS = _inputs()
 
 
+@cache
 def parsed(source: str) -> cst.Module | None:
-    """The module of `source`; None for the examples of TL000, which do not parse."""
+    """The module of `source`; None for the examples of TL000, which do not parse.
+    Parsed once a session: several test modules check every input against its
+    tree (LibCST's trees are immutable; all of them hold about 35 MB)."""
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError:
         return None
+
+
+@cache
+def findings_of_every_rule(source: str) -> tuple[Finding, ...]:
+    """What a run of every rule finds in `source`, linted once a session: the
+    tests that lint it other ways (each rule alone, the rules shuffled, the flow
+    filters off) all compare with this one run."""
+    return tuple(lint_bytes("input.py", source.encode("utf-8"), list(all_rules())).findings)

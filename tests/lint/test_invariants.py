@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import random
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -20,14 +21,14 @@ from trainlint.rule import Finding, Rule
 from trainlint.runner import RunOptions, run
 from trainlint.testing import findings_of
 
-from lint_inputs import FIXTURES, INPUTS, ROOT, parsed
+from lint_inputs import FIXTURES, INPUTS, ROOT, findings_of_every_rule, parsed
 
 
 def _lint(source: str, rules: list[type[Rule]]) -> list[Finding]:
     return lint_bytes("input.py", source.encode("utf-8"), rules).findings
 
 
-def _by_rule(findings: list[Finding]) -> dict[str, list[Finding]]:
+def _by_rule(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
     grouped: dict[str, list[Finding]] = {}
     for finding in findings:
         grouped.setdefault(finding.code, []).append(finding)
@@ -58,7 +59,7 @@ def one_parse_per_source(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("source", INPUTS)
 def test_each_rule_alone_finds_what_it_finds_with_all(source: str) -> None:
     rules = list(all_rules())
-    together = _by_rule(_lint(source, rules))
+    together = _by_rule(findings_of_every_rule(source))
     # alone, as the rule tests run it: a rule about `# noqa` comments with the rules it judges
     alone = {rule.code: findings_of(rule, source, "input.py") for rule in rules}
     for rule in rules:
@@ -72,7 +73,7 @@ def test_each_rule_alone_finds_what_it_finds_with_all(source: str) -> None:
 @pytest.mark.parametrize("source", INPUTS)
 def test_rule_order_does_not_matter(source: str) -> None:
     rules = list(all_rules())
-    expected = sorted(_lint(source, rules))
+    expected = sorted(findings_of_every_rule(source))
     shuffled = rules[:]
     for seed in range(3):
         random.Random(seed).shuffle(shuffled)
@@ -110,14 +111,13 @@ def test_nothing_of_a_file_is_left_in_reference_cycles() -> None:
     file (about a twentieth of a cold run). A file that does not parse has
     no tree; its syntax error's traceback is left to the collector."""
     left: dict[str, list[str]] = {}
+    # parsed before the freeze: the trees `parsed` keeps would be walked at every collection
+    cases = [(case.values[0], case.id) for case in INPUTS if parsed(case.values[0]) is not None]  # type: ignore[attr-defined]
     gc.collect()
     gc.freeze()  # what the test session holds is not walked again
     gc.set_debug(gc.DEBUG_SAVEALL)
     try:
-        for case in INPUTS:
-            source, name = case.values[0], case.id  # type: ignore[attr-defined]
-            if parsed(source) is None:
-                continue
+        for source, name in cases:
             _lint(source, list(all_rules()))
             gc.collect()
             ours = [type(o).__qualname__ for o in gc.garbage if type(o).__module__.split(".")[0] in ("libcst", "trainlint")]
