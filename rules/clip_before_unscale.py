@@ -111,8 +111,10 @@ class ClipBeforeUnscale(Rule):
     `self.backward(loss)`, then `self.optimizer_step()`, runs for a subclass
     whose `backward` scales the loss that subclass's `optimizer_step`; a clip
     there before any `unscale_` is reported in the override, naming the loop.
-    A loop that unscales by itself, or calls a hook out of reach before it, is
-    left alone.
+    The loop's own `scaler.scale(loss).backward()` and `scaler.unscale_(opt)`
+    count where they stand among its hook calls. A loop that unscales on some
+    iterations only, or calls a hook or a function out of reach that may
+    unscale before it, is left alone.
     """
 
     code = "TL101"
@@ -754,6 +756,22 @@ class ClipBeforeUnscale(Rule):
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
         '        self.scaler.step(self.optimizer)\n'
         '        self.scaler.update()\n',
+        # the loop scales the loss and unscales itself, calling the override in between
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.after_backward()\n'
+        '            self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1069,6 +1087,41 @@ class ClipBeforeUnscale(Rule):
         '    def optimizer_step(self):\n'
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
         '        self.optimizer.step()\n',
+        # the loop unscales before the override (or has a function unscale, or does on some iterations only)
+        'import torch\n'
+        'def unscale_all(scaler, optimizer):\n'
+        '    scaler.unscale_(optimizer)\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.scaler.unscale_(self.optimizer)\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        '    def tune(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            unscale_all(self.scaler, self.optimizer)\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        '    def probe(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            if self.clip:\n'
+        '                self.scaler.unscale_(self.optimizer)\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
     )
 
     def finish(self) -> None:
@@ -1091,14 +1144,14 @@ class ClipBeforeUnscale(Rule):
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
         for run in hook_runs(self.ctx):
-            if _clips_first(run.summary) and unscaled_before(run) is False:
+            if _clips_first(run.summary) and unscaled_before(self.ctx, run) is False:
                 self._check_override(run)
 
     def _check_override(self, run: HookRun) -> None:
         """An override a base class's loop calls after a backward through a GradScaler,
         with no `unscale_` since: its clips before its own first `unscale_` are reported
         (see `hook_runs`)."""
-        scaler = scaler_of(run)
+        scaler = scaler_of(self.ctx, run)
         for call in self.ctx.calls_in_order(run.function.body):
             helper = self.ctx.summaries.of_call(call)
             if method_call(call, "unscale_") is not None or (helper is not None and helper.does(UNSCALE)):

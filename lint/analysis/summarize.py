@@ -61,7 +61,7 @@ from trainlint.analysis.training import (
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
-from trainlint.hooks import HookCall, HookLoop, hook_key
+from trainlint.hooks import HookCall, HookLoop, LoopCall, hook_key
 from trainlint.project import FileFacts, member_of
 from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
@@ -696,14 +696,14 @@ class _Summarizer:
         if receiver is None or "." in owner or not only(self.nodes, cst.For, cst.While):
             return ()  # no loop, or a class of a function's body: no subclass elsewhere
         found: dict[cst.CSTNode, list[HookCall]] = {}
-        hooks: set[cst.Call] = set()
+        hooks: list[cst.Call] = []  # in order
         for call in self.ctx.calls_in_order(self.func.body):
             func = call.func
             loop = innermost_loop(self.ctx, call)
             if (loop is None or type(func) is not cst.Attribute or receiver_method(self.ctx, func.value) is not self.func
                     or not self._may_be_hook(owner, func.attr.value)):
                 continue
-            hooks.add(call)
+            hooks.append(call)
             handed = tuple((slot, _value_at(self.ctx, loop, name.value, call)) for slot, name in _handed(call))
             result = _bound_result(self.ctx, call)
             found.setdefault(loop, []).append(HookCall(
@@ -719,17 +719,41 @@ class _Summarizer:
         return (self.targets.method_of(owner, method) is not None
                 or method not in self.ctx.shared(_assigned_attributes))
 
-    def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: set[cst.Call]) -> HookLoop:
-        """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method)."""
+    def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: list[cst.Call]) -> HookLoop:
+        """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method,
+        in order), and where among them it back-propagates or unscales."""
+        hook_set = set(hooks)
         own = [call for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
-               if call not in hooks and innermost_loop(self.ctx, call) is loop]
+               if call not in hook_set and innermost_loop(self.ctx, call) is loop]
         effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
         # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
         receiver = receiver_name(self.ctx, self.func)
         backpropagated = sorted({_value_at(self.ctx, loop, name, call)
                                  for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
                                  if BACKWARD in effects and name.partition(".")[0] != receiver})
-        return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated))
+        starts = [self.ctx.order_index(hook) for hook in hooks if innermost_loop(self.ctx, hook) is loop]
+        placed = tuple(placed for call in own if (placed := self._placed(call, loop, starts)) is not None)
+        return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated),
+                        placed=placed)
+
+    def _placed(self, call: cst.Call, loop: cst.CSTNode, starts: list[int]) -> LoopCall | None:
+        """`call` of the loop's own code as a `LoopCall`, where `starts` are the places of the
+        loop's hook calls: a backward, an `unscale_`, a call of a function of the project
+        (which a subclass's module looks up: it may unscale), or a call out of reach that is
+        handed a GradScaler (`amp_utils.unscale(self.scaler, opt)`); None for any other call."""
+        effect = effect_of(self.ctx, call)
+        callee = self.targets.target(call) if effect is None else None
+        if effect == BACKWARD:
+            scaler = scaled_backward_scaler(call)
+        else:
+            receivers = self.ctx.receivers
+            scaler = next((arg.value for arg in call.args if effect is None and (
+                receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value))), None)
+        if effect not in (BACKWARD, UNSCALE) and callee is None and scaler is None:
+            return None
+        return LoopCall(bisect_left(starts, self.ctx.order_index(call)), effect if effect is not None else "",
+                        (dotted_name(scaler) or "scaler") if scaler is not None else "", callee or "",
+                        self._occasional_in(call, loop))
 
     def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:
         """`call` may be skipped on some iterations of `loop`: under any condition of its
