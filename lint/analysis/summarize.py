@@ -13,7 +13,7 @@ project resolves those against its other files, base classes included.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import Counter, deque
+from collections import deque
 from typing import Iterator, Mapping
 
 import libcst as cst
@@ -62,6 +62,7 @@ from trainlint.analysis.training import (
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
 from trainlint.hooks import HookCall, HookLoop, LoopCall, hook_key
+from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
 from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
@@ -289,23 +290,9 @@ class CallTargets:
         return found
 
     def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
-        """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file:
-        each class's merged from its bases' (no recursion, however long the chain), and
-        kept, as a chain of subclasses asks for each; None where Python would refuse the
-        class (no consistent order, its own or a base's)."""
-        orders = self._c3_orders
-        pending = [owner for owner in reversed(classes) if owner not in orders]
-        while pending:
-            ready = [owner for owner in pending if all(base in orders for base in self.bases(owner))]
-            if not ready:
-                return None  # a cycle of bases
-            for owner in ready:
-                bases = self.bases(owner)
-                known = [orders[base] for base in bases]
-                merged = None if None in known else _c3_merge([*known, bases])  # type: ignore[list-item]
-                orders[owner] = None if merged is None else (owner, *merged)
-            pending = [owner for owner in pending if owner not in orders]
-        return orders[classes[0]]
+        """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file (see
+        `trainlint.mro.c3_order`); None where Python would refuse the class."""
+        return c3_order(classes[0], classes, self.bases, self._c3_orders)
 
     def class_path(self, cls: str) -> str:
         """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
@@ -1853,29 +1840,6 @@ def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
     """The names of the attributes the file binds (`self.model = model`: `model`)."""
     return frozenset(part.attr.value for node in ctx.nodes_of(cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)
                      for part in bound_parts(node) if type(part) is cst.Attribute)  # type: ignore[attr-defined]
-
-
-def _c3_merge(sequences: list[tuple[str, ...]]) -> list[str] | None:
-    """Python's C3 merge: take the first head of a sequence that is in no sequence's
-    tail, drop it everywhere, again; None where no head can be taken. Each sequence is
-    read once (a start per sequence, a count of the tails each class is in)."""
-    starts = [0] * len(sequences)
-    in_tails = Counter(owner for sequence in sequences for owner in sequence[1:])
-    merged: list[str] = []
-    while True:
-        heads = [sequence[start] for sequence, start in zip(sequences, starts) if start < len(sequence)]
-        if not heads:
-            return merged
-        head = next((owner for owner in heads if not in_tails[owner]), None)
-        if head is None:
-            return None
-        merged.append(head)
-        # in no tail, `head` is only ever a head: dropping it moves those sequences on
-        for index, sequence in enumerate(sequences):
-            if starts[index] < len(sequence) and sequence[starts[index]] == head:
-                starts[index] += 1
-                if starts[index] < len(sequence):
-                    in_tails[sequence[starts[index]]] -= 1
 
 
 def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:
