@@ -347,18 +347,24 @@ class Project:
         """What the module of `cls` needs to judge its overrides where a loop it inherits
         from a class of another module calls them (see `trainlint.hooks`): those loops,
         under `hook_key(cls)`, and what each hook they call runs for an instance of `cls`
-        where a class of another module defines it, under `hook_key(cls, method)`."""
+        where a class of another module defines it, under `hook_key(cls, method)`. A class
+        of the module that comes after one of another module in the lineage (`class
+        C(base.A, B)` and `B`) is out of the module's own sight: its loops and hooks too."""
         defined: dict[str, tuple[str, str]] = {}  # method: (file, key) of the first class defining it
+        unseen: set[str] = set()  # methods the module's own reading of the lineage cannot see
         loops: list[HookLoop] = []
         lineage, whole = self._lineage(path, cls)
+        past_another = False
         for file, owner in lineage:
+            past_another = past_another or file != path
             for key, summary in self._read(file).summaries.items():
                 head, _, method = key.rpartition(".")
                 if head != owner or method in defined:
                     continue
                 defined[method] = (file, key)
-                if file != path:
-                    where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
+                if past_another:
+                    unseen.add(method)
+                    where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/") if file != path else ""
                     loops.extend(replace(loop, where=where) for loop in summary.hook_loops)
         # a method no class of a lineage the project sees whole defines runs nothing a
         # subclass overrides (torch's own, `self.zero_grad()`, or none): like one of the module's
@@ -371,7 +377,7 @@ class Project:
             return {}
         found = {hook_key(cls): Summary(hook_loops=tuple(loops))}
         found.update({hook_key(cls, method): summary for method, summary in resolved.items()
-                      if summary is not None and defined.get(method, ("",))[0] != path})
+                      if summary is not None and (method in unseen or method not in defined)})
         return found
 
     def _hook_summary(self, path: str, file: str, key: str) -> Summary | None:
