@@ -110,7 +110,9 @@ class ClipBeforeUnscale(Rule):
     this file or a module of the project): a loop that calls
     `self.backward(loss)`, then `self.optimizer_step()`, runs for a subclass
     whose `backward` scales the loss that subclass's `optimizer_step`; a clip
-    there before any `unscale_` is reported in the override, naming the loop.
+    there before any `unscale_` is reported in the override, naming the loop
+    (and the subclass, where one runs it with another class's hooks: `class
+    AmpClipping(Clipping, Scaled)` runs Clipping's step after Scaled's backward).
     The loop's own `scaler.scale(loss).backward()` and `scaler.unscale_(opt)`
     count where they stand among its hook calls. A loop that unscales on some
     iterations only, or calls a hook or a function out of reach that may
@@ -772,6 +774,28 @@ class ClipBeforeUnscale(Rule):
         'class ClippingTrainer(Trainer):\n'
         '    def after_backward(self):\n'
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
+        # a class of two bases runs the first one's override after the second one's scaled backward
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Clipping(Trainer):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n'
+        'class Scaled(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        'class AmpClipping(Clipping, Scaled):\n'
+        '    pass\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1122,6 +1146,32 @@ class ClipBeforeUnscale(Rule):
         'class ClippingTrainer(Trainer):\n'
         '    def after_backward(self):\n'
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
+        # the second base of a class of two changes nothing the first one's override runs after
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Clipping(Trainer):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.optimizer.step()\n'
+        'class Scaled(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        'class Logging(Trainer):\n'
+        '    def log(self, text):\n'
+        '        print(text)\n'
+        'class LoggedClipping(Clipping, Logging):\n'
+        '    pass\n'
+        'class LoggedScaled(Scaled, Logging):\n'
+        '    pass\n',
     )
 
     def finish(self) -> None:

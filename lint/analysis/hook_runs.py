@@ -34,6 +34,9 @@ class HookRun:
     function: cst.FunctionDef  # the override
     summary: Summary  # its closed summary
     hooks: tuple[Summary | None, ...]  # what each call of the loop runs, None where not known
+    # the subclass whose instance runs it so, where not the override's own class
+    # (`class AmpClipping(Clipping, Scaled)` for Clipping's override): "" otherwise
+    instance: str = ""
 
     def trains(self) -> bool:
         """The loop back-propagates or steps an optimizer, itself or through a hook that
@@ -76,8 +79,10 @@ class HookRun:
 
     def names(self) -> str:
         """How a message names the call: the loop of `Trainer.fit()` (trainer/base.py), which
-        calls `on_step_end()`."""
-        return f"{self.loop.named()}, which calls `{self.call.method}()`"
+        calls `on_step_end()` (for an instance of `AmpTrainer`, a subclass that runs it
+        with other hooks than its own class does)."""
+        for_instance = f" for an instance of `{self.instance}`" if self.instance else ""
+        return f"{self.loop.named()}, which calls `{self.call.method}()`{for_instance}"
 
 
 class HookRuns:
@@ -95,7 +100,10 @@ class HookRuns:
         # lineage is another module's, and where each class path comes in its lineage:
         # worked out once per class, as a chain of subclasses asks again for each
         self._tables: dict[str, tuple[dict[str, str], bool, dict[str, int]]] = {}
-        found: dict[tuple[int, HookLoop, HookCall], HookRun] = {}
+        # an override runs with the hooks of each class that inherits it: `class C(Clipping,
+        # Scaled)` runs Clipping's `optimizer_step` after Scaled's `backward`, which no
+        # instance of Clipping does; one run per override, loop, call and hooks it runs with
+        found: dict[tuple[int, HookLoop, HookCall, tuple[int, ...]], HookRun] = {}
         for cls in self.targets.classes:
             for loop, owner, looping in self._loops(cls):
                 resolved = [self._resolve(cls, call.method) for call in loop.calls]
@@ -105,7 +113,9 @@ class HookRuns:
                     if (function is None or summary is None or not self._overrides(cls, key, owner)  # type: ignore[arg-type]
                             or self._read_in_place(looping, call.method, key)):  # type: ignore[arg-type]
                         continue
-                    found.setdefault((id(function), loop, call), HookRun(loop, call, function, summary, hooks))
+                    instance = "" if key.rpartition(".")[0] == self.targets.class_path(cls) else cls  # type: ignore[union-attr]
+                    found.setdefault((id(function), loop, call, tuple(map(id, hooks))),
+                                     HookRun(loop, call, function, summary, hooks, instance))
         self.runs = list(found.values())
 
     def _loops(self, cls: str) -> Iterator[tuple[HookLoop, str, str]]:
