@@ -279,19 +279,22 @@ class CallTargets:
 
     def lineage(self, cls: str) -> tuple[str, ...]:
         """`cls` and the classes it inherits from, in the order methods are looked up
-        (imported ones as the file names them, `.base.Trainer`): Python's (C3) where all
-        are classes of the file, else depth first; worked out once per class."""
+        (imported ones as the file names them, `.base.Trainer`): Python's (C3), depth
+        first where Python would refuse the class; worked out once per class. Up to the
+        first imported class, whose own bases the file does not see, it is Python's
+        order whatever they are; after it, not known."""
         found = self._lineages.get(cls)
         if found is None:
             found = tuple(self._lineage(cls))
-            if all(owner in self.classes for owner in found) and any(len(self.bases(owner)) > 1 for owner in found):
+            if any(len(self.bases(owner)) > 1 for owner in found):
                 found = self._c3(found) or found
             self._lineages[cls] = found
         return found
 
     def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
-        """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file (see
-        `trainlint.mro.c3_order`); None where Python would refuse the class."""
+        """The C3 order of `classes[0]`, whose lineage `classes` is (see
+        `trainlint.mro.c3_order`), an imported class taken for one with no bases;
+        None where Python would refuse the class."""
         return c3_order(classes[0], classes, self.bases, self._c3_orders)
 
     def class_path(self, cls: str) -> str:
