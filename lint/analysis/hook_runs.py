@@ -65,8 +65,8 @@ class HookRun:
 
     def before(self) -> Iterator[Summary | LoopCall | None]:
         """What runs before the override in the loop's body, in order: what each hook the
-        loop calls runs, and the loop's own backward passes, `unscale_` calls and calls of
-        functions of the project."""
+        loop calls runs, and the loop's own calls that may change what the gradients hold
+        (see `LoopCall`)."""
         index = self.loop.calls.index(self.call)
         placed = iter(self.loop.placed)
         own = next(placed, None)

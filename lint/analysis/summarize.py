@@ -736,9 +736,7 @@ class _Summarizer:
         if effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
         else:
-            receivers = self.ctx.receivers
-            scaler = next((arg.value for arg in call.args if effect is None and (
-                receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value))), None)
+            scaler = self._handed_scaler(call) if effect is None else None
         if effect not in (BACKWARD, UNSCALE) and callee is None and scaler is None:
             return None
         return LoopCall(bisect_left(starts, self.ctx.order_index(call)), effect if effect is not None else "",
@@ -1277,8 +1275,13 @@ class _Summarizer:
         return named_scaler(scaler) and (self._param(scaler) or self._own_attribute(scaler)) is not None
 
     def _hands_scaler(self, call: cst.Call) -> bool:
+        return self._handed_scaler(call) is not None
+
+    def _handed_scaler(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The first GradScaler `call` is handed, or what is named for one (`scaler`)."""
         receivers = self.ctx.receivers
-        return any(receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value) for arg in call.args)
+        return next((arg.value for arg in call.args
+                     if receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value)), None)
 
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
         effect = effect_of(self.ctx, call)
