@@ -115,8 +115,11 @@ class ClipBeforeUnscale(Rule):
     AmpClipping(Clipping, Scaled)` runs Clipping's step after Scaled's backward).
     The loop's own `scaler.scale(loss).backward()` and `scaler.unscale_(opt)`
     count where they stand among its hook calls. A loop that unscales on some
-    iterations only, or calls a hook or a function out of reach that may
-    unscale before it, is left alone.
+    iterations only (in an `if`, or in a loop nested in it: `for opt in
+    optimizers: scaler.unscale_(opt)`), or calls a hook or a function out of
+    reach that may unscale before it (a callable of its own, such as a lambda,
+    a method of an object the instance holds, a function handed the instance
+    or its scaler), is left alone.
     """
 
     code = "TL101"
@@ -796,6 +799,38 @@ class ClipBeforeUnscale(Rule):
         '        self.scaler.scale(loss).backward()\n'
         'class AmpClipping(Clipping, Scaled):\n'
         '    pass\n',
+        # a loop nested in the loop's body that unscales nothing leaves the gradients scaled
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            for group in self.optimizer.param_groups:\n'
+        '                print(group["lr"])\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
+        # a callable of the loop's own that unscales, called only after the override
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            unscale = lambda: self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.after_backward()\n'
+        '            unscale()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1172,6 +1207,39 @@ class ClipBeforeUnscale(Rule):
         '    pass\n'
         'class LoggedScaled(Scaled, Logging):\n'
         '    pass\n',
+        # the loop unscales each optimizer in a loop of its own before the override: it may unscale
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            for optimizer in (self.encoder_optimizer, self.decoder_optimizer):\n'
+        '                self.scaler.unscale_(optimizer)\n'
+        '            self.after_backward()\n'
+        '            for optimizer in (self.encoder_optimizer, self.decoder_optimizer):\n'
+        '                self.scaler.step(optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
+        # a callable of the loop's own the linter does not follow, called before the override, may unscale
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            unscale = lambda: self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            unscale()\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
     )
 
     def finish(self) -> None:

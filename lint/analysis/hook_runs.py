@@ -207,7 +207,8 @@ def unscaled_backward(ctx: FileContext, run: HookRun) -> str | None:
     the loop's own code); None otherwise, or where a hook of the loop is not known."""
     if not run.call.result or UNSCALE in run.loop.effects or None in run.hooks:
         return None
-    if any(own.scaler or (own.callee and _may_scale(ctx, run.loop, own.callee)) for own in run.loop.placed):
+    if any(own.scaler or own.effect == UNSCALE or (own.callee and _may_scale(ctx, run.loop, own.callee))
+           for own in run.loop.placed):
         return None
     if any(hook.scales_backward or hook.does(SCALER_STEP) for hook in run.hooks):  # type: ignore[union-attr]
         return None

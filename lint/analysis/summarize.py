@@ -713,8 +713,9 @@ class _Summarizer:
         """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method,
         in order), and where among them it back-propagates or unscales."""
         hook_set = set(hooks)
-        own = [call for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
-               if call not in hook_set and innermost_loop(self.ctx, call) is loop]
+        runs = [(call, nested) for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
+                if (nested := _nesting(self.ctx, call, loop)) is not None]
+        own = [call for call, nested in runs if not nested and call not in hook_set]
         effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
         # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
         receiver = receiver_name(self.ctx, self.func)
@@ -722,26 +723,50 @@ class _Summarizer:
                                  for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
                                  if BACKWARD in effects and name.partition(".")[0] != receiver})
         starts = [self.ctx.order_index(hook) for hook in hooks if innermost_loop(self.ctx, hook) is loop]
-        placed = tuple(placed for call in own if (placed := self._placed(call, loop, starts)) is not None)
+        # a call of a loop nested in this one (`for opt in optimizers: scaler.unscale_(opt)`),
+        # a hook's too, runs on some iterations only: it may unscale, or not
+        placed = tuple(placed for call, nested in runs if (nested or call not in hook_set)
+                       and (placed := self._placed(call, loop, starts, nested and call in hook_set)) is not None)
         return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated),
                         placed=placed)
 
-    def _placed(self, call: cst.Call, loop: cst.CSTNode, starts: list[int]) -> LoopCall | None:
+    def _placed(self, call: cst.Call, loop: cst.CSTNode, starts: list[int], hook: bool = False) -> LoopCall | None:
         """`call` of the loop's own code as a `LoopCall`, where `starts` are the places of the
         loop's hook calls: a backward, an `unscale_`, a call of a function of the project
-        (which a subclass's module looks up: it may unscale), or a call out of reach that is
-        handed a GradScaler (`amp_utils.unscale(self.scaler, opt)`); None for any other call."""
-        effect = effect_of(self.ctx, call)
-        callee = self.targets.target(call) if effect is None else None
+        (which a subclass's module looks up: it may unscale), a call out of reach that is
+        handed a GradScaler (`amp_utils.unscale(self.scaler, opt)`) or may reach the
+        instance's (see `_may_reach_instance`), or the call of a hook in a loop nested in
+        this one (`hook`: a subclass's override, out of reach); None for any other call.
+        A call of a loop nested in `loop` runs on some iterations only."""
+        effect = effect_of(self.ctx, call) if not hook else None
+        callee = self.targets.target(call) if effect is None and not hook else None
         if effect == BACKWARD:
             scaler = scaled_backward_scaler(call)
         else:
             scaler = self._handed_scaler(call) if effect is None else None
-        if effect not in (BACKWARD, UNSCALE) and callee is None and scaler is None:
+        if (effect not in (BACKWARD, UNSCALE) and callee is None and scaler is None and not hook
+                and not self._may_reach_instance(call)):
             return None
         return LoopCall(bisect_left(starts, self.ctx.order_index(call)), effect if effect is not None else "",
                         (dotted_name(scaler) or "scaler") if scaler is not None else "", callee or "",
-                        self._occasional_in(call, loop))
+                        self._occasional_in(call, loop) or innermost_loop(self.ctx, call) is not loop)
+
+    def _may_reach_instance(self, call: cst.Call) -> bool:
+        """`call`, which the linter cannot follow, may reach what the method's instance holds
+        (its GradScaler): a callable of the method's own (`un = lambda: self.scaler.unscale_(opt)`,
+        a nested `def`, a parameter), a method of an object the instance holds
+        (`self.amp.unscale()`), or a call handed the instance itself (`unscale_all(self)`)."""
+        receiver = receiver_name(self.ctx, self.func)
+        func = call.func
+        if type(func) is cst.Name:
+            scope = binding_scope(func.value, self.ctx.scope_of(func))
+            if scope is not None and scope.is_function:
+                return True
+        elif type(func) is cst.Attribute and type(func.value) is not cst.Name:
+            head = head_name(func.value)
+            if head is not None and head.value == receiver and self.ctx.receivers.kind(func.value) is None:
+                return True
+        return any(type(arg.value) is cst.Name and arg.value.value == receiver for arg in call.args)
 
     def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:
         """`call` may be skipped on some iterations of `loop`: under any condition of its
@@ -1890,6 +1915,20 @@ class _LoopBindings:
                 name: (sorted(self.ctx.order_index(other) for other in binders), frozenset(binders))
                 for name, binders in nodes.items()}
         return found
+
+
+def _nesting(ctx: FileContext, call: cst.Call, loop: cst.CSTNode) -> bool | None:
+    """Whether `call`, in the body of `loop`, runs in a loop nested in it (True) or in
+    `loop` itself (False); None for a call of a function or lambda defined there, which
+    runs only where it is called."""
+    nested = False
+    for ancestor in ctx.ancestors(call):
+        if ancestor is loop:
+            return nested
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+        nested = nested or type(ancestor) in (cst.For, cst.While)
+    return None
 
 
 def _bound_result(ctx: FileContext, call: cst.Call) -> str:
