@@ -56,6 +56,9 @@ class HookLoop:
     backpropagated: tuple[str, ...] = ()  # names it back-propagates itself (`loss.backward()`): `loss@1`
     where: str = ""  # the module, as the project names it to a subclass of another one
     placed: tuple[LoopCall, ...] = ()  # in the order they run
+    # of `backpropagated`, those its own code back-propagates as they are (`loss.backward()`),
+    # handed to no call before: no scaling context or wrapper the linter cannot see into
+    plain: tuple[str, ...] = ()
 
     def named(self) -> str:
         """How a message names it: the loop of `Trainer.fit()` (trainer/base.py)."""
@@ -64,16 +67,16 @@ class HookLoop:
     def to_json(self) -> list[object]:
         return [self.owner, [[c.method, c.occasional, c.result, [list(h) for h in c.handed]]
                                         for c in self.calls], list(self.effects), list(self.backpropagated), self.where,
-                [[p.at, p.effect, p.scaler, p.callee, p.occasional] for p in self.placed]]
+                [[p.at, p.effect, p.scaler, p.callee, p.occasional] for p in self.placed], list(self.plain)]
 
     @classmethod
     def from_json(cls, raw: list) -> HookLoop:  # type: ignore[type-arg]
-        owner, calls, effects, backpropagated, where, placed = raw
+        owner, calls, effects, backpropagated, where, placed, plain = raw
         return cls(owner, tuple(HookCall(method, bool(occasional), result, tuple((s, n) for s, n in handed))
                                            for method, occasional, result, handed in calls),
                    tuple(effects), tuple(backpropagated), where,
                    tuple(LoopCall(at, effect, scaler, callee, bool(occasional))
-                         for at, effect, scaler, callee, occasional in placed))
+                         for at, effect, scaler, callee, occasional in placed), tuple(plain))
 
 
 def hook_key(cls: str, method: str = "") -> str:

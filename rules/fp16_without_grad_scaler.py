@@ -128,8 +128,10 @@ class Fp16WithoutGradScaler(Rule):
     them, scales the loss or steps through a scaler) is reported at the
     override's autocast, naming the loop, whatever other classes of the module
     do, and so is one the loop back-propagates itself (`loss.backward()`) with
-    no scaler; a loop that uses a scaler (or hands one to a function), or a
-    hook out of reach, leaves it alone.
+    no scaler; a loop that uses a scaler (or hands one to a function), a hook
+    out of reach, or a loss the loop hands to a call before its backward
+    (apex's `with amp.scale_loss(loss, optimizer) as scaled_loss:`, a wrapper
+    that may scale it) leaves it alone.
     """
 
     code = "TL103"
@@ -598,6 +600,22 @@ class Fp16WithoutGradScaler(Rule):
         '            self.optimizer.zero_grad()\n'
         '            loss = self.training_step(x)\n'
         '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
+        # a `with` that takes nothing of the loss leaves the loop's own backward plain
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            with torch.autograd.set_detect_anomaly(True):\n'
+        '                loss.backward()\n'
         '            self.optimizer.step()\n'
         'class Fp16Trainer(Trainer):\n'
         '    def training_step(self, x):\n'
@@ -1178,6 +1196,23 @@ class Fp16WithoutGradScaler(Rule):
         '            loss = self.training_step(x)\n'
         '            loss.backward()\n'
         '            backward_scaled(self.scaler, self.optimizer)\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):\n'
+        '            return self.model(x).mean()\n',
+        # apex's `amp.scale_loss` scales what the loop back-propagates
+        'import torch\n'
+        'from apex import amp\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            with amp.scale_loss(loss, self.optimizer) as scaled_loss:\n'
+        '                scaled_loss.backward()\n'
+        '            self.optimizer.step()\n'
         'class Fp16Trainer(Trainer):\n'
         '    def training_step(self, x):\n'
         '        with torch.autocast("cuda", dtype=torch.float16):\n'

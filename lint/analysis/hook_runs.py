@@ -204,7 +204,8 @@ def unscaled_backward(ctx: FileContext, run: HookRun) -> str | None:
     GradScaler anywhere in the loop (no hook scales a loss or steps through a scaler; the
     loop's own code neither unscales, back-propagates through a scaler nor hands one to
     a function): "in `backward()`", the hook handed it, or "itself" (`loss.backward()` of
-    the loop's own code); None otherwise, or where a hook of the loop is not known."""
+    the loop's own code, of the value as it is: not in apex's `with amp.scale_loss(loss, opt)`
+    nor handed to any call before); None otherwise, or where a hook of the loop is not known."""
     if not run.call.result or UNSCALE in run.loop.effects or None in run.hooks:
         return None
     if any(own.scaler or own.effect == UNSCALE or (own.callee and _may_scale(ctx, run.loop, own.callee))
@@ -212,8 +213,10 @@ def unscaled_backward(ctx: FileContext, run: HookRun) -> str | None:
         return None
     if any(hook.scales_backward or hook.does(SCALER_STEP) for hook in run.hooks):  # type: ignore[union-attr]
         return None
-    if run.call.result in run.loop.backpropagated:
+    if run.call.result in run.loop.plain:
         return "itself"
+    if run.call.result in run.loop.backpropagated:
+        return None  # through a scaling context or a wrapper it is handed first
     return next((f"in `{call.method}()`" for call, hook in zip(run.loop.calls, run.hooks)
                  if any(name == run.call.result and hook.slot(slot) in hook.backpropagates  # type: ignore[union-attr]
                         for slot, name in call.handed)), None)

@@ -719,16 +719,36 @@ class _Summarizer:
         effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
         # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
         receiver = receiver_name(self.ctx, self.func)
-        backpropagated = sorted({_value_at(self.ctx, loop, name, call)
-                                 for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
-                                 if BACKWARD in effects and name.partition(".")[0] != receiver})
+        backpropagations_of = [(name, _value_at(self.ctx, loop, name, call), call)
+                               for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
+                               if BACKWARD in effects and name.partition(".")[0] != receiver]
+        backpropagated = sorted({value for _, value, _ in backpropagations_of})
+        plain = sorted({value for name, value, call in backpropagations_of
+                        if self._backpropagated_as_is(loop, name, value, call)})
         starts = [self.ctx.order_index(hook) for hook in hooks if innermost_loop(self.ctx, hook) is loop]
         # a call of a loop nested in this one (`for opt in optimizers: scaler.unscale_(opt)`),
         # a hook's too, runs on some iterations only: it may unscale, or not
         placed = tuple(placed for call, nested in runs if (nested or call not in hook_set)
                        and (placed := self._placed(call, loop, starts, nested and call in hook_set)) is not None)
         return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated),
-                        placed=placed)
+                        placed=placed, plain=tuple(plain))
+
+    def _backpropagated_as_is(self, loop: cst.CSTNode, name: str, value: str, backward: cst.Call) -> bool:
+        """`backward` back-propagates the value `value` of `name` as it is (`loss.backward()`,
+        `torch.autograd.backward(loss)`), and no call of the loop is handed that value before it:
+        not a scaling context (apex's `with amp.scale_loss(loss, opt) as scaled_loss:`), nor
+        a wrapper that may scale it."""
+        receiver = method_call(backward, "backward")
+        if receiver is None and self.ctx.call_name(backward) == "torch.autograd.backward" and backward.args:
+            receiver = backward.args[0].value
+        if type(receiver) is not cst.Name or receiver.value != name:
+            return False
+        at = self.ctx.order_index(backward)
+        return not any(
+            self.ctx.order_index(call) < at and any(
+                type(arg.value) is cst.Name and arg.value.value == name
+                and _value_at(self.ctx, loop, name, call) == value for arg in call.args)
+            for call in self.ctx.calls_in_order(loop.body))  # type: ignore[attr-defined]
 
     def _placed(self, call: cst.Call, loop: cst.CSTNode, starts: list[int], hook: bool = False) -> LoopCall | None:
         """`call` of the loop's own code as a `LoopCall`, where `starts` are the places of the
