@@ -32,6 +32,21 @@ class HookCall:
 
 
 @dataclass(frozen=True)
+class LoopCall:
+    """A call of the loop's own code, placed among its hook calls, that changes what the
+    gradients hold for the hooks after it: `scaler.scale(loss).backward()`,
+    `scaler.unscale_(opt)`, or a function that may do either."""
+
+    at: int  # how many of the loop's hook calls come before it
+    effect: str  # `backward`, `unscale` (see `trainlint.summaries`), or "" for a call of a function
+    # the GradScaler a backward scales the loss with, or one a function is handed, as
+    # written (`self.scaler`)
+    scaler: str = ""
+    callee: str = ""  # the function called, as its module keys it; "" where out of reach
+    occasional: bool = False  # under a condition or in a handler of the loop's body
+
+
+@dataclass(frozen=True)
 class HookLoop:
     """A `for` / `while` loop of the method `owner` (`Trainer.fit`) that calls hooks."""
 
@@ -40,6 +55,10 @@ class HookLoop:
     effects: tuple[str, ...] = ()  # what its own code does (see `trainlint.summaries`): `backward`, `step`
     backpropagated: tuple[str, ...] = ()  # names it back-propagates itself (`loss.backward()`): `loss@1`
     where: str = ""  # the module, as the project names it to a subclass of another one
+    placed: tuple[LoopCall, ...] = ()  # in the order they run
+    # of `backpropagated`, those its own code back-propagates as they are (`loss.backward()`),
+    # handed to no call before: no scaling context or wrapper the linter cannot see into
+    plain: tuple[str, ...] = ()
 
     def named(self) -> str:
         """How a message names it: the loop of `Trainer.fit()` (trainer/base.py)."""
@@ -47,14 +66,17 @@ class HookLoop:
 
     def to_json(self) -> list[object]:
         return [self.owner, [[c.method, c.occasional, c.result, [list(h) for h in c.handed]]
-                                        for c in self.calls], list(self.effects), list(self.backpropagated), self.where]
+                                        for c in self.calls], list(self.effects), list(self.backpropagated), self.where,
+                [[p.at, p.effect, p.scaler, p.callee, p.occasional] for p in self.placed], list(self.plain)]
 
     @classmethod
     def from_json(cls, raw: list) -> HookLoop:  # type: ignore[type-arg]
-        owner, calls, effects, backpropagated, where = raw
+        owner, calls, effects, backpropagated, where, placed, plain = raw
         return cls(owner, tuple(HookCall(method, bool(occasional), result, tuple((s, n) for s, n in handed))
                                            for method, occasional, result, handed in calls),
-                   tuple(effects), tuple(backpropagated), where)
+                   tuple(effects), tuple(backpropagated), where,
+                   tuple(LoopCall(at, effect, scaler, callee, bool(occasional))
+                         for at, effect, scaler, callee, occasional in placed), tuple(plain))
 
 
 def hook_key(cls: str, method: str = "") -> str:

@@ -25,10 +25,12 @@ import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import takewhile
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
 
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
+from trainlint.mro import c3_order
 from trainlint.summaries import (
     BACKWARD, HIDDEN, LOOP, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close, may_summarize,
 )
@@ -166,6 +168,8 @@ class Project:
         self._target_reads: dict[str, frozenset[str]] = {}
         self._reads: set[str] | None = None  # files whose facts the question being worked out read
         self._locally_closed: dict[str, Mapping[str, Summary]] = {}  # see `_hook_summary`
+        # each class's C3 order, by (file, class): None where Python refuses it (see `_lineage`)
+        self._c3_orders: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -343,18 +347,24 @@ class Project:
         """What the module of `cls` needs to judge its overrides where a loop it inherits
         from a class of another module calls them (see `trainlint.hooks`): those loops,
         under `hook_key(cls)`, and what each hook they call runs for an instance of `cls`
-        where a class of another module defines it, under `hook_key(cls, method)`."""
+        where a class of another module defines it, under `hook_key(cls, method)`. A class
+        of the module that comes after one of another module in the lineage (`class
+        C(base.A, B)` and `B`) is out of the module's own sight: its loops and hooks too."""
         defined: dict[str, tuple[str, str]] = {}  # method: (file, key) of the first class defining it
+        unseen: set[str] = set()  # methods the module's own reading of the lineage cannot see
         loops: list[HookLoop] = []
         lineage, whole = self._lineage(path, cls)
+        past_another = False
         for file, owner in lineage:
+            past_another = past_another or file != path
             for key, summary in self._read(file).summaries.items():
                 head, _, method = key.rpartition(".")
                 if head != owner or method in defined:
                     continue
                 defined[method] = (file, key)
-                if file != path:
-                    where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/")
+                if past_another:
+                    unseen.add(method)
+                    where = os.path.relpath(os.path.abspath(file), self.root).replace(os.sep, "/") if file != path else ""
                     loops.extend(replace(loop, where=where) for loop in summary.hook_loops)
         # a method no class of a lineage the project sees whole defines runs nothing a
         # subclass overrides (torch's own, `self.zero_grad()`, or none): like one of the module's
@@ -367,7 +377,7 @@ class Project:
             return {}
         found = {hook_key(cls): Summary(hook_loops=tuple(loops))}
         found.update({hook_key(cls, method): summary for method, summary in resolved.items()
-                      if summary is not None and defined.get(method, ("",))[0] != path})
+                      if summary is not None and (method in unseen or method not in defined)})
         return found
 
     def _hook_summary(self, path: str, file: str, key: str) -> Summary | None:
@@ -381,10 +391,39 @@ class Project:
         return self._locally_closed[path].get(key)
 
     def _lineage(self, path: str, cls: str) -> tuple[list[tuple[str, str]], bool]:
-        """(file, class) of `cls` of `path`, then of its bases, depth first, left to right,
-        as Python looks a method up along single inheritance; up to the first base that is
-        no class of the project (a library's): what comes after it is not known. With
-        whether that is the whole lineage (torch's bases aside, which `bases` leaves out)."""
+        """(file, class) of `cls` of `path`, then of its bases, in the order Python looks a
+        method up (C3), up to the first base that is no class of the project (a library's):
+        what comes after it is not known. With whether that is the whole lineage (torch's
+        bases aside, which `bases` leaves out). Depth first where Python would refuse the
+        class, or the lineage is too long to follow."""
+        graph = self._class_graph(path, cls)
+        order = c3_order((path, cls), graph, graph.__getitem__, self._c3_orders) if graph else None
+        if order is None:
+            return self._depth_first(path, cls)
+        known = list(takewhile(lambda node: bool(node[0]), order))
+        return known, len(known) == len(order)
+
+    def _class_graph(self, path: str, cls: str) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+        """The bases of `cls` of `path` and of each class of the project it inherits from,
+        by (file, class); a base that is no class of the project is ("", its name), with no
+        bases of its own. Empty past `_MAX_LINEAGE` classes of the project."""
+        found: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+        followed = 0
+        pending = [(path, cls)]
+        while pending:
+            current = pending.pop()
+            if current in found:
+                continue
+            if current[0] and followed == _MAX_LINEAGE:
+                return {}
+            followed += bool(current[0])
+            found[current] = tuple(base or ("", name) for base, name in self._bases(*current)) if current[0] else ()
+            pending.extend(found[current])
+        return found
+
+    def _depth_first(self, path: str, cls: str) -> tuple[list[tuple[str, str]], bool]:
+        """`_lineage` depth first, left to right, as Python looks a method up along single
+        inheritance."""
         seen: list[tuple[str, str]] = []
         pending = [(path, cls)]
         while pending:
@@ -394,13 +433,17 @@ class Project:
             if len(seen) == _MAX_LINEAGE:
                 return seen, False
             seen.append(current)
-            file, name = current
-            bases = [(file, base) if "." not in base else self._class_at(file, base)
-                     for base in self._read(file).bases.get(name, ())]
+            bases = [base for base, _ in self._bases(*current)]
             if None in bases:
                 return seen, False
             pending.extend(reversed(bases))  # type: ignore[arg-type]
         return seen, True
+
+    def _bases(self, file: str, cls: str) -> Iterator[tuple[tuple[str, str] | None, str]]:
+        """Each base of `cls` of `file` as (file, class) of the project, None where it is
+        none (a library's), with its name as the file writes it."""
+        for base in self._read(file).bases.get(cls, ()):
+            yield ((file, base) if "." not in base else self._class_at(file, base)), base
 
     def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, class name) of the class of the project `qualified` names from `path`,

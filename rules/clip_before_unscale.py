@@ -110,9 +110,16 @@ class ClipBeforeUnscale(Rule):
     this file or a module of the project): a loop that calls
     `self.backward(loss)`, then `self.optimizer_step()`, runs for a subclass
     whose `backward` scales the loss that subclass's `optimizer_step`; a clip
-    there before any `unscale_` is reported in the override, naming the loop.
-    A loop that unscales by itself, or calls a hook out of reach before it, is
-    left alone.
+    there before any `unscale_` is reported in the override, naming the loop
+    (and the subclass, where one runs it with another class's hooks: `class
+    AmpClipping(Clipping, Scaled)` runs Clipping's step after Scaled's backward).
+    The loop's own `scaler.scale(loss).backward()` and `scaler.unscale_(opt)`
+    count where they stand among its hook calls. A loop that unscales on some
+    iterations only (in an `if`, or in a loop nested in it: `for opt in
+    optimizers: scaler.unscale_(opt)`), or calls a hook or a function out of
+    reach that may unscale before it (a callable of its own, such as a lambda,
+    a method of an object the instance holds, a function handed the instance
+    or its scaler), is left alone.
     """
 
     code = "TL101"
@@ -754,6 +761,76 @@ class ClipBeforeUnscale(Rule):
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
         '        self.scaler.step(self.optimizer)\n'
         '        self.scaler.update()\n',
+        # the loop scales the loss and unscales itself, calling the override in between
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.after_backward()\n'
+        '            self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
+        # a class of two bases runs the first one's override after the second one's scaled backward
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Clipping(Trainer):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        '        self.scaler.step(self.optimizer)\n'
+        '        self.scaler.update()\n'
+        'class Scaled(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        'class AmpClipping(Clipping, Scaled):\n'
+        '    pass\n',
+        # a loop nested in the loop's body that unscales nothing leaves the gradients scaled
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            for group in self.optimizer.param_groups:\n'
+        '                print(group["lr"])\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
+        # a callable of the loop's own that unscales, called only after the override
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            unscale = lambda: self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.after_backward()\n'
+        '            unscale()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1069,6 +1146,100 @@ class ClipBeforeUnscale(Rule):
         '    def optimizer_step(self):\n'
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
         '        self.optimizer.step()\n',
+        # the loop unscales before the override (or has a function unscale, or does on some iterations only)
+        'import torch\n'
+        'def unscale_all(scaler, optimizer):\n'
+        '    scaler.unscale_(optimizer)\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.scaler.unscale_(self.optimizer)\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        '    def tune(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            unscale_all(self.scaler, self.optimizer)\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        '    def probe(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            if self.clip:\n'
+        '                self.scaler.unscale_(self.optimizer)\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
+        # the second base of a class of two changes nothing the first one's override runs after
+        'import torch\n'
+        'class Trainer:\n'
+        '    def backward(self, loss):\n'
+        '        loss.backward()\n'
+        '    def optimizer_step(self):\n'
+        '        self.optimizer.step()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.backward(self.model(x).mean())\n'
+        '            self.optimizer_step()\n'
+        'class Clipping(Trainer):\n'
+        '    def optimizer_step(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n'
+        '        self.optimizer.step()\n'
+        'class Scaled(Trainer):\n'
+        '    def backward(self, loss):\n'
+        '        self.scaler.scale(loss).backward()\n'
+        'class Logging(Trainer):\n'
+        '    def log(self, text):\n'
+        '        print(text)\n'
+        'class LoggedClipping(Clipping, Logging):\n'
+        '    pass\n'
+        'class LoggedScaled(Scaled, Logging):\n'
+        '    pass\n',
+        # the loop unscales each optimizer in a loop of its own before the override: it may unscale
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            for optimizer in (self.encoder_optimizer, self.decoder_optimizer):\n'
+        '                self.scaler.unscale_(optimizer)\n'
+        '            self.after_backward()\n'
+        '            for optimizer in (self.encoder_optimizer, self.decoder_optimizer):\n'
+        '                self.scaler.step(optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
+        # a callable of the loop's own the linter does not follow, called before the override, may unscale
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            unscale = lambda: self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            unscale()\n'
+        '            self.after_backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
     )
 
     def finish(self) -> None:
@@ -1091,14 +1262,14 @@ class ClipBeforeUnscale(Rule):
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
         for run in hook_runs(self.ctx):
-            if _clips_first(run.summary) and unscaled_before(run) is False:
+            if _clips_first(run.summary) and unscaled_before(self.ctx, run) is False:
                 self._check_override(run)
 
     def _check_override(self, run: HookRun) -> None:
         """An override a base class's loop calls after a backward through a GradScaler,
         with no `unscale_` since: its clips before its own first `unscale_` are reported
         (see `hook_runs`)."""
-        scaler = scaler_of(run)
+        scaler = scaler_of(self.ctx, run)
         for call in self.ctx.calls_in_order(run.function.body):
             helper = self.ctx.summaries.of_call(call)
             if method_call(call, "unscale_") is not None or (helper is not None and helper.does(UNSCALE)):

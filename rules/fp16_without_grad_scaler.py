@@ -127,8 +127,11 @@ class Fp16WithoutGradScaler(Rule):
     hook with no GradScaler (no hook of the loop, as the subclass resolves
     them, scales the loss or steps through a scaler) is reported at the
     override's autocast, naming the loop, whatever other classes of the module
-    do; a loop that back-propagates by itself, or a hook out of reach, leaves
-    it alone.
+    do, and so is one the loop back-propagates itself (`loss.backward()`) with
+    no scaler; a loop that uses a scaler (or hands one to a function), a hook
+    out of reach, or a loss the loop hands to a call before its backward
+    (apex's `with amp.scale_loss(loss, optimizer) as scaled_loss:`, a wrapper
+    that may scale it) leaves it alone.
     """
 
     code = "TL103"
@@ -583,6 +586,37 @@ class Fp16WithoutGradScaler(Rule):
         '            self.optimizer.step()\n'
         '            loss = loss.detach()\n'
         '            self.losses.append(loss)\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
+        # the loop back-propagates what the override returns itself, with no scaler
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            loss.backward()\n'
+        '            self.optimizer.step()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
+        '            return self.model(x).mean()\n',
+        # a `with` that takes nothing of the loss leaves the loop's own backward plain
+        'import torch\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            with torch.autograd.set_detect_anomaly(True):\n'
+        '                loss.backward()\n'
+        '            self.optimizer.step()\n'
         'class Fp16Trainer(Trainer):\n'
         '    def training_step(self, x):\n'
         '        with torch.autocast("cuda", dtype=torch.float16):  # expect: TL103\n'
@@ -1143,6 +1177,46 @@ class Fp16WithoutGradScaler(Rule):
         '    def training_step(self, x):\n'
         '        with torch.autocast("cuda", dtype=torch.float16):\n'
         '            return self.model(x).mean()\n',
+        # the loop back-propagates it itself through a scaler, or hands a function the scaler
+        'import torch\n'
+        'from amp_utils import backward_scaled\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            self.scaler.scale(loss).backward()\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        '    def tune(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            loss.backward()\n'
+        '            backward_scaled(self.scaler, self.optimizer)\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):\n'
+        '            return self.model(x).mean()\n',
+        # apex's `amp.scale_loss` scales what the loop back-propagates
+        'import torch\n'
+        'from apex import amp\n'
+        'class Trainer:\n'
+        '    def training_step(self, x):\n'
+        '        return self.model(x).mean()\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            loss = self.training_step(x)\n'
+        '            with amp.scale_loss(loss, self.optimizer) as scaled_loss:\n'
+        '                scaled_loss.backward()\n'
+        '            self.optimizer.step()\n'
+        'class Fp16Trainer(Trainer):\n'
+        '    def training_step(self, x):\n'
+        '        with torch.autocast("cuda", dtype=torch.float16):\n'
+        '            return self.model(x).mean()\n',
     )
 
     def _check_overrides(self) -> None:
@@ -1151,7 +1225,7 @@ class Fp16WithoutGradScaler(Rule):
         reported (see `hook_runs`). Judged by the instance's hooks, not by a scaler
         elsewhere in the module (another class's)."""
         for run in hook_runs(self.ctx):
-            backward = unscaled_backward(run) if run.summary.returns_float16 else None
+            backward = unscaled_backward(self.ctx, run) if run.summary.returns_float16 else None
             for node in iter_nodes(run.function.body) if backward is not None else ():
                 found = with_precision(self.ctx, node) if type(node) is cst.With else None  # type: ignore[arg-type]
                 if found is not None and found[0] == FLOAT16:
@@ -1315,8 +1389,8 @@ class Fp16WithoutGradScaler(Rule):
 
 
 _IN_HOOK = (
-    "backward through float16 autocast without a GradScaler: {} and back-propagates what it returns in "
-    "`{}()`, with no GradScaler; small gradients underflow to zero: scale the loss with `torch.amp.GradScaler` "
+    "backward through float16 autocast without a GradScaler: {} and back-propagates what it returns "
+    "{}, with no GradScaler; small gradients underflow to zero: scale the loss with `torch.amp.GradScaler` "
     "or use bfloat16"
 )
 _CALLED_UNDER = (

@@ -20,7 +20,7 @@ import libcst as cst
 from trainlint.analysis.guards import is_device_check
 from trainlint.analysis.scopes import receiver_method
 from trainlint.context import FileContext
-from trainlint.hooks import HookCall, HookLoop, hook_key, loops_of
+from trainlint.hooks import HookCall, HookLoop, LoopCall, hook_key, loops_of
 from trainlint.summaries import BACKWARD, LOOP, SCALER_STEP, STEP, UNSCALE, Summary
 
 
@@ -34,6 +34,9 @@ class HookRun:
     function: cst.FunctionDef  # the override
     summary: Summary  # its closed summary
     hooks: tuple[Summary | None, ...]  # what each call of the loop runs, None where not known
+    # the subclass whose instance runs it so, where not the override's own class
+    # (`class AmpClipping(Clipping, Scaled)` for Clipping's override): "" otherwise
+    instance: str = ""
 
     def trains(self) -> bool:
         """The loop back-propagates or steps an optimizer, itself or through a hook that
@@ -60,15 +63,26 @@ class HookRun:
         return {param for slot, name in self.call.handed if name in names
                 and (param := self.summary.slot(slot)) is not None}
 
-    def before(self) -> Iterator[Summary | None]:
-        """What the hooks the loop calls before the override run, in order."""
+    def before(self) -> Iterator[Summary | LoopCall | None]:
+        """What runs before the override in the loop's body, in order: what each hook the
+        loop calls runs, and the loop's own calls that may change what the gradients hold
+        (see `LoopCall`)."""
         index = self.loop.calls.index(self.call)
-        return iter(self.hooks[:index])
+        placed = iter(self.loop.placed)
+        own = next(placed, None)
+        for at in range(index + 1):
+            while own is not None and own.at == at:
+                yield own
+                own = next(placed, None)
+            if at < index:
+                yield self.hooks[at]
 
     def names(self) -> str:
         """How a message names the call: the loop of `Trainer.fit()` (trainer/base.py), which
-        calls `on_step_end()`."""
-        return f"{self.loop.named()}, which calls `{self.call.method}()`"
+        calls `on_step_end()` (for an instance of `AmpTrainer`, a subclass that runs it
+        with other hooks than its own class does)."""
+        for_instance = f" for an instance of `{self.instance}`" if self.instance else ""
+        return f"{self.loop.named()}, which calls `{self.call.method}()`{for_instance}"
 
 
 class HookRuns:
@@ -86,7 +100,10 @@ class HookRuns:
         # lineage is another module's, and where each class path comes in its lineage:
         # worked out once per class, as a chain of subclasses asks again for each
         self._tables: dict[str, tuple[dict[str, str], bool, dict[str, int]]] = {}
-        found: dict[tuple[int, HookLoop, HookCall], HookRun] = {}
+        # an override runs with the hooks of each class that inherits it: `class C(Clipping,
+        # Scaled)` runs Clipping's `optimizer_step` after Scaled's `backward`, which no
+        # instance of Clipping does; one run per override, loop, call and hooks it runs with
+        found: dict[tuple[int, HookLoop, HookCall, tuple[int, ...]], HookRun] = {}
         for cls in self.targets.classes:
             for loop, owner, looping in self._loops(cls):
                 resolved = [self._resolve(cls, call.method) for call in loop.calls]
@@ -96,7 +113,9 @@ class HookRuns:
                     if (function is None or summary is None or not self._overrides(cls, key, owner)  # type: ignore[arg-type]
                             or self._read_in_place(looping, call.method, key)):  # type: ignore[arg-type]
                         continue
-                    found.setdefault((id(function), loop, call), HookRun(loop, call, function, summary, hooks))
+                    instance = "" if key.rpartition(".")[0] == self.targets.class_path(cls) else cls  # type: ignore[union-attr]
+                    found.setdefault((id(function), loop, call, tuple(map(id, hooks))),
+                                     HookRun(loop, call, function, summary, hooks, instance))
         self.runs = list(found.values())
 
     def _loops(self, cls: str) -> Iterator[tuple[HookLoop, str, str]]:
@@ -180,40 +199,86 @@ def runs_on_every_call(ctx: FileContext, node: cst.CSTNode, function: cst.Functi
     return False
 
 
-def unscaled_backward(run: HookRun) -> str | None:
-    """The hook that back-propagates what the override returns, unchanged since, with no
-    GradScaler anywhere in the loop: no hook scales a loss or steps through a scaler, and
-    the loop's own code neither back-propagates, unscales nor steps through a scaler (where
-    it does among the hooks is not recorded); None otherwise, or where a hook of the loop
-    is not known."""
-    if not run.call.result or {BACKWARD, UNSCALE, SCALER_STEP} & set(run.loop.effects) or None in run.hooks:
+def unscaled_backward(ctx: FileContext, run: HookRun) -> str | None:
+    """Where the loop back-propagates what the override returns, unchanged since, with no
+    GradScaler anywhere in the loop (no hook scales a loss or steps through a scaler; the
+    loop's own code neither unscales, back-propagates through a scaler nor hands one to
+    a function): "in `backward()`", the hook handed it, or "itself" (`loss.backward()` of
+    the loop's own code, of the value as it is: not in apex's `with amp.scale_loss(loss, opt)`
+    nor handed to any call before); None otherwise, or where a hook of the loop is not known."""
+    if not run.call.result or UNSCALE in run.loop.effects or None in run.hooks:
+        return None
+    if any(own.scaler or own.effect == UNSCALE or (own.callee and _may_scale(ctx, run.loop, own.callee))
+           for own in run.loop.placed):
         return None
     if any(hook.scales_backward or hook.does(SCALER_STEP) for hook in run.hooks):  # type: ignore[union-attr]
         return None
-    return next((call.method for call, hook in zip(run.loop.calls, run.hooks)
+    if run.call.result in run.loop.plain:
+        return "itself"
+    if run.call.result in run.loop.backpropagated:
+        return None  # through a scaling context or a wrapper it is handed first
+    return next((f"in `{call.method}()`" for call, hook in zip(run.loop.calls, run.hooks)
                  if any(name == run.call.result and hook.slot(slot) in hook.backpropagates  # type: ignore[union-attr]
                         for slot, name in call.handed)), None)
 
 
-def unscaled_before(run: HookRun) -> bool | None:
-    """Whether the gradients are unscaled when the override runs: False after a hook
-    that back-propagates through a GradScaler (`scaler.scale(loss).backward()`) with no
-    `unscale_` since; True when no such hook ran; None when a hook before it is not
-    known, or the loop unscales itself (where among its hooks is not recorded)."""
-    if UNSCALE in run.loop.effects:
+def _may_scale(ctx: FileContext, loop: HookLoop, callee: str) -> bool:
+    """The function `callee` of the loop's own code scales, unscales or steps through a
+    GradScaler of its own."""
+    summary = _callee(ctx, loop, callee)
+    return summary is not None and (bool(summary.scales_backward) or summary.does(UNSCALE)
+                                    or summary.does(SCALER_STEP))
+
+
+def unscaled_before(ctx: FileContext, run: HookRun) -> bool | None:
+    """Whether the gradients are unscaled when the override runs: False after a backward
+    through a GradScaler (`scaler.scale(loss).backward()`, of a hook or of the loop's own
+    code) with no `unscale_` since; True when none ran; None when what runs before it is
+    not known: a hook out of reach, a function of the loop that may unscale, or a backward
+    or `unscale_` that the loop runs on some iterations only."""
+    return _scaling_before(ctx, run)[0]
+
+
+def scaler_of(ctx: FileContext, run: HookRun) -> str:
+    """The GradScaler the loss was last scaled with before the override (`self.scaler`)."""
+    return _scaling_before(ctx, run)[1]
+
+
+def _scaling_before(ctx: FileContext, run: HookRun) -> tuple[bool | None, str]:
+    unscaled: bool | None = True
+    scaler = "scaler"
+    for ran in run.before():
+        if ran is None:
+            return None, scaler
+        if not isinstance(ran, LoopCall):
+            if ran.scales_backward:
+                unscaled, scaler = False, min(ran.scales_backward)
+            if ran.does(UNSCALE):
+                unscaled = True
+            continue
+        if ran.effect == UNSCALE:
+            done = True
+        elif ran.effect == BACKWARD and ran.scaler:
+            done, scaler = False, ran.scaler
+        elif not ran.effect:
+            callee = _callee(ctx, run.loop, ran.callee)
+            if callee is None:
+                # a function out of reach may unscale: scaled gradients are no longer known to be
+                unscaled = None if unscaled is False else unscaled
+                continue
+            if not (callee.does(UNSCALE) or callee.scales_backward):
+                continue
+            done = callee.does(UNSCALE)
+        else:
+            continue  # a plain backward leaves the scale as it was
+        # what the loop does on some iterations only leaves it unknown, unless it changes nothing
+        unscaled = done if not ran.occasional or unscaled == done else None
+    return unscaled, scaler
+
+
+def _callee(ctx: FileContext, loop: HookLoop, key: str) -> Summary | None:
+    """What the function `key`, which the loop's own code calls, runs: known for a loop of
+    this module only (another's keys its functions by its own names)."""
+    if loop.where or not key:
         return None
-    unscaled = True
-    for hook in run.before():
-        if hook is None:
-            return None
-        if hook.scales_backward:
-            unscaled = False
-        if hook.does(UNSCALE):
-            unscaled = True
-    return unscaled
-
-
-def scaler_of(run: HookRun) -> str:
-    """The GradScaler the hooks before the override scale the loss with (`self.scaler`)."""
-    return next((min(hook.scales_backward) for hook in run.before() if hook is not None and hook.scales_backward),
-                "scaler")
+    return ctx.summaries.closed.get(key) or ctx.external.get(key)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from bisect import bisect_left
-from collections import Counter, deque
+from collections import deque
 from typing import Iterator, Mapping
 
 import libcst as cst
@@ -63,7 +63,8 @@ from trainlint.analysis.training import (
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
 from trainlint.context import FileContext
-from trainlint.hooks import HookCall, HookLoop, hook_key
+from trainlint.hooks import HookCall, HookLoop, LoopCall, hook_key
+from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
 from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
@@ -298,34 +299,23 @@ class CallTargets:
 
     def lineage(self, cls: str) -> tuple[str, ...]:
         """`cls` and the classes it inherits from, in the order methods are looked up
-        (imported ones as the file names them, `.base.Trainer`): Python's (C3) where all
-        are classes of the file, else depth first; worked out once per class."""
+        (imported ones as the file names them, `.base.Trainer`): Python's (C3), depth
+        first where Python would refuse the class; worked out once per class. Up to the
+        first imported class, whose own bases the file does not see, it is Python's
+        order whatever they are; after it, not known."""
         found = self._lineages.get(cls)
         if found is None:
             found = tuple(self._lineage(cls))
-            if all(owner in self.classes for owner in found) and any(len(self.bases(owner)) > 1 for owner in found):
+            if any(len(self.bases(owner)) > 1 for owner in found):
                 found = self._c3(found) or found
             self._lineages[cls] = found
         return found
 
     def _c3(self, classes: tuple[str, ...]) -> tuple[str, ...] | None:
-        """The C3 order of `classes[0]`, whose lineage `classes` is, all of the file:
-        each class's merged from its bases' (no recursion, however long the chain), and
-        kept, as a chain of subclasses asks for each; None where Python would refuse the
-        class (no consistent order, its own or a base's)."""
-        orders = self._c3_orders
-        pending = [owner for owner in reversed(classes) if owner not in orders]
-        while pending:
-            ready = [owner for owner in pending if all(base in orders for base in self.bases(owner))]
-            if not ready:
-                return None  # a cycle of bases
-            for owner in ready:
-                bases = self.bases(owner)
-                known = [orders[base] for base in bases]
-                merged = None if None in known else _c3_merge([*known, bases])  # type: ignore[list-item]
-                orders[owner] = None if merged is None else (owner, *merged)
-            pending = [owner for owner in pending if owner not in orders]
-        return orders[classes[0]]
+        """The C3 order of `classes[0]`, whose lineage `classes` is (see
+        `trainlint.mro.c3_order`), an imported class taken for one with no bases;
+        None where Python would refuse the class."""
+        return c3_order(classes[0], classes, self.bases, self._c3_orders)
 
     def class_path(self, cls: str) -> str:
         """The key prefix of the methods of the file's class `cls` (`main.Trainer` for a
@@ -717,14 +707,14 @@ class _Summarizer:
         if receiver is None or "." in owner or not only(self.nodes, cst.For, cst.While):
             return ()  # no loop, or a class of a function's body: no subclass elsewhere
         found: dict[cst.CSTNode, list[HookCall]] = {}
-        hooks: set[cst.Call] = set()
+        hooks: list[cst.Call] = []  # in order
         for call in self.ctx.calls_in_order(self.func.body):
             func = call.func
             loop = innermost_loop(self.ctx, call)
             if (loop is None or type(func) is not cst.Attribute or receiver_method(self.ctx, func.value) is not self.func
                     or not self._may_be_hook(owner, func.attr.value)):
                 continue
-            hooks.add(call)
+            hooks.append(call)
             handed = tuple((slot, _value_at(self.ctx, loop, name.value, call)) for slot, name in _handed(call))
             result = _bound_result(self.ctx, call)
             found.setdefault(loop, []).append(HookCall(
@@ -740,17 +730,84 @@ class _Summarizer:
         return (self.targets.method_of(owner, method) is not None
                 or method not in self.ctx.shared(_assigned_attributes))
 
-    def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: set[cst.Call]) -> HookLoop:
-        """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method)."""
-        own = [call for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
-               if call not in hooks and innermost_loop(self.ctx, call) is loop]
+    def _hook_loop(self, loop: cst.CSTNode, calls: list[HookCall], hooks: list[cst.Call]) -> HookLoop:
+        """What `loop` does itself beside its `calls` of hooks (`hooks`, the calls of the method,
+        in order), and where among them it back-propagates or unscales."""
+        hook_set = set(hooks)
+        runs = [(call, nested) for call in self.ctx.calls_in_order(loop.body)  # type: ignore[attr-defined]
+                if (nested := _nesting(self.ctx, call, loop)) is not None]
+        own = [call for call, nested in runs if not nested and call not in hook_set]
         effects = {effect for call in own if (effect := effect_of(self.ctx, call)) is not None}
         # `loss.backward()` of the loop's own; a hook's `self.backward(loss)` is the hook's to tell
         receiver = receiver_name(self.ctx, self.func)
-        backpropagated = sorted({_value_at(self.ctx, loop, name, call)
-                                 for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
-                                 if BACKWARD in effects and name.partition(".")[0] != receiver})
-        return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated))
+        backpropagations_of = [(name, _value_at(self.ctx, loop, name, call), call)
+                               for name, _, call in backpropagations(self.ctx, loop.body)  # type: ignore[attr-defined]
+                               if BACKWARD in effects and name.partition(".")[0] != receiver]
+        backpropagated = sorted({value for _, value, _ in backpropagations_of})
+        plain = sorted({value for name, value, call in backpropagations_of
+                        if self._backpropagated_as_is(loop, name, value, call)})
+        starts = [self.ctx.order_index(hook) for hook in hooks if innermost_loop(self.ctx, hook) is loop]
+        # a call of a loop nested in this one (`for opt in optimizers: scaler.unscale_(opt)`),
+        # a hook's too, runs on some iterations only: it may unscale, or not
+        placed = tuple(placed for call, nested in runs if (nested or call not in hook_set)
+                       and (placed := self._placed(call, loop, starts, nested and call in hook_set)) is not None)
+        return HookLoop(self.targets.keys[self.func], tuple(calls), tuple(sorted(effects)), tuple(backpropagated),
+                        placed=placed, plain=tuple(plain))
+
+    def _backpropagated_as_is(self, loop: cst.CSTNode, name: str, value: str, backward: cst.Call) -> bool:
+        """`backward` back-propagates the value `value` of `name` as it is (`loss.backward()`,
+        `torch.autograd.backward(loss)`), and no call of the loop is handed that value before it:
+        not a scaling context (apex's `with amp.scale_loss(loss, opt) as scaled_loss:`), nor
+        a wrapper that may scale it."""
+        receiver = method_call(backward, "backward")
+        if receiver is None and self.ctx.call_name(backward) == "torch.autograd.backward" and backward.args:
+            receiver = backward.args[0].value
+        if type(receiver) is not cst.Name or receiver.value != name:
+            return False
+        at = self.ctx.order_index(backward)
+        return not any(
+            self.ctx.order_index(call) < at and any(
+                type(arg.value) is cst.Name and arg.value.value == name
+                and _value_at(self.ctx, loop, name, call) == value for arg in call.args)
+            for call in self.ctx.calls_in_order(loop.body))  # type: ignore[attr-defined]
+
+    def _placed(self, call: cst.Call, loop: cst.CSTNode, starts: list[int], hook: bool = False) -> LoopCall | None:
+        """`call` of the loop's own code as a `LoopCall`, where `starts` are the places of the
+        loop's hook calls: a backward, an `unscale_`, a call of a function of the project
+        (which a subclass's module looks up: it may unscale), a call out of reach that is
+        handed a GradScaler (`amp_utils.unscale(self.scaler, opt)`) or may reach the
+        instance's (see `_may_reach_instance`), or the call of a hook in a loop nested in
+        this one (`hook`: a subclass's override, out of reach); None for any other call.
+        A call of a loop nested in `loop` runs on some iterations only."""
+        effect = effect_of(self.ctx, call) if not hook else None
+        callee = self.targets.target(call) if effect is None and not hook else None
+        if effect == BACKWARD:
+            scaler = scaled_backward_scaler(call)
+        else:
+            scaler = self._handed_scaler(call) if effect is None else None
+        if (effect not in (BACKWARD, UNSCALE) and callee is None and scaler is None and not hook
+                and not self._may_reach_instance(call)):
+            return None
+        return LoopCall(bisect_left(starts, self.ctx.order_index(call)), effect if effect is not None else "",
+                        (dotted_name(scaler) or "scaler") if scaler is not None else "", callee or "",
+                        self._occasional_in(call, loop) or innermost_loop(self.ctx, call) is not loop)
+
+    def _may_reach_instance(self, call: cst.Call) -> bool:
+        """`call`, which the linter cannot follow, may reach what the method's instance holds
+        (its GradScaler): a callable of the method's own (`un = lambda: self.scaler.unscale_(opt)`,
+        a nested `def`, a parameter), a method of an object the instance holds
+        (`self.amp.unscale()`), or a call handed the instance itself (`unscale_all(self)`)."""
+        receiver = receiver_name(self.ctx, self.func)
+        func = call.func
+        if type(func) is cst.Name:
+            scope = binding_scope(func.value, self.ctx.scope_of(func))
+            if scope is not None and scope.is_function:
+                return True
+        elif type(func) is cst.Attribute and type(func.value) is not cst.Name:
+            head = head_name(func.value)
+            if head is not None and head.value == receiver and self.ctx.receivers.kind(func.value) is None:
+                return True
+        return any(type(arg.value) is cst.Name and arg.value.value == receiver for arg in call.args)
 
     def _occasional_in(self, call: cst.Call, loop: cst.CSTNode) -> bool:
         """`call` may be skipped on some iterations of `loop`: under any condition of its
@@ -1284,8 +1341,13 @@ class _Summarizer:
         return named_scaler(scaler) and (self._param(scaler) or self._own_attribute(scaler)) is not None
 
     def _hands_scaler(self, call: cst.Call) -> bool:
+        return self._handed_scaler(call) is not None
+
+    def _handed_scaler(self, call: cst.Call) -> cst.BaseExpression | None:
+        """The first GradScaler `call` is handed, or what is named for one (`scaler`)."""
         receivers = self.ctx.receivers
-        return any(receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value) for arg in call.args)
+        return next((arg.value for arg in call.args
+                     if receivers.is_kind(arg.value, GRAD_SCALER) or named_scaler(arg.value)), None)
 
     def _events(self, call: cst.Call, sets: dict[str, set[str]]) -> Iterator[Event]:
         effect = effect_of(self.ctx, call)
@@ -1852,29 +1914,6 @@ def _assigned_attributes(ctx: FileContext) -> frozenset[str]:
                      for part in bound_parts(node) if type(part) is cst.Attribute)  # type: ignore[attr-defined]
 
 
-def _c3_merge(sequences: list[tuple[str, ...]]) -> list[str] | None:
-    """Python's C3 merge: take the first head of a sequence that is in no sequence's
-    tail, drop it everywhere, again; None where no head can be taken. Each sequence is
-    read once (a start per sequence, a count of the tails each class is in)."""
-    starts = [0] * len(sequences)
-    in_tails = Counter(owner for sequence in sequences for owner in sequence[1:])
-    merged: list[str] = []
-    while True:
-        heads = [sequence[start] for sequence, start in zip(sequences, starts) if start < len(sequence)]
-        if not heads:
-            return merged
-        head = next((owner for owner in heads if not in_tails[owner]), None)
-        if head is None:
-            return None
-        merged.append(head)
-        # in no tail, `head` is only ever a head: dropping it moves those sequences on
-        for index, sequence in enumerate(sequences):
-            if starts[index] < len(sequence) and sequence[starts[index]] == head:
-                starts[index] += 1
-                if starts[index] < len(sequence):
-                    in_tails[sequence[starts[index]]] -= 1
-
-
 def _handed(call: cst.Call) -> Iterator[tuple[str, cst.Name]]:
     """The plain names `call` hands its callee, each with its slot (`#0`, or the keyword);
     a positional one after `*args` has none that is known (`hook(*stats, loss)`)."""
@@ -1917,6 +1956,20 @@ class _LoopBindings:
                 name: (sorted(self.ctx.order_index(other) for other in binders), frozenset(binders))
                 for name, binders in nodes.items()}
         return found
+
+
+def _nesting(ctx: FileContext, call: cst.Call, loop: cst.CSTNode) -> bool | None:
+    """Whether `call`, in the body of `loop`, runs in a loop nested in it (True) or in
+    `loop` itself (False); None for a call of a function or lambda defined there, which
+    runs only where it is called."""
+    nested = False
+    for ancestor in ctx.ancestors(call):
+        if ancestor is loop:
+            return nested
+        if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            return None
+        nested = nested or type(ancestor) in (cst.For, cst.While)
+    return None
 
 
 def _bound_result(ctx: FileContext, call: cst.Call) -> str:

@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 import libcst as cst
 import pytest
 
+from trainlint import mro
 from trainlint.analysis import summarize
 from trainlint.analysis.hook_runs import hook_runs
 from trainlint.context import FileContext
+from trainlint.project import FileFacts, Project
 
 
 def _chain(classes: int, hooks: int) -> str:
@@ -44,7 +47,10 @@ def test_a_chain_of_subclasses_works_out_each_lineage_once(monkeypatch: pytest.M
 
     monkeypatch.setattr(summarize.CallTargets, "_lineage", counted)
     runs = hook_runs(ctx)
-    assert len(runs) == classes  # each override, in the loop of `Trainer.fit`
+    assert len({id(run.function) for run in runs}) == classes  # each override, in the loop of `Trainer.fit`
+    # once for its own class and once for each subclass up to the one overriding the same hook:
+    # each of them runs it with other hooks (one more of its own)
+    assert len(runs) == sum(min(hooks, classes - i) for i in range(classes))
     assert walks <= classes + 1
 
 
@@ -92,17 +98,71 @@ def test_a_chain_of_subclasses_each_adding_a_mixin_merges_each_order_once(monkey
     ctx = FileContext("input.py", source, cst.parse_module(source))
     targets = ctx.summaries.targets
     merges = 0
-    merge = summarize._c3_merge
+    merge = mro.c3_merge
 
     def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
         nonlocal merges
         merges += 1
         return merge(sequences)
 
-    monkeypatch.setattr(summarize, "_c3_merge", counted)
+    monkeypatch.setattr(mro, "c3_merge", counted)
     lineages = {name: targets.lineage(name) for name in reversed(targets.classes)}
     assert merges <= classes + 1
     namespace: dict[str, object] = {}
     exec(source, namespace)
     assert all(lineage == tuple(c.__name__ for c in namespace[name].__mro__[:-1])  # type: ignore[attr-defined]
                for name, lineage in lineages.items())
+
+
+def _module_chain(root: Path, classes: int) -> tuple[Project, str]:
+    """A chain of `classes` modules, each class deriving from the previous module's and
+    adding a mixin of its own module (a diamond at each step through `Base`), as the
+    project sees them, with the same classes as Python source."""
+    facts = {str(root / "base.py"): FileFacts(bases={"Base": (), "Root": ()})}
+    source = ["class Base:\n    pass\nclass Root:\n    pass\n"]
+    for i in range(classes):
+        previous = f"m{i - 1}.C{i - 1}" if i else "base.Root"
+        facts[str(root / f"m{i}.py")] = FileFacts(bases={f"Mixin{i}": ("base.Base",), f"C{i}": (previous, f"Mixin{i}")})
+        source.append(f"class Mixin{i}(Base):\n    pass\nclass C{i}({previous.rpartition('.')[2]}, Mixin{i}):\n    pass\n")
+    return Project(root, facts), "".join(source)
+
+
+def test_a_chain_of_subclasses_across_modules_merges_each_order_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Across modules too, each class's C3 order is merged from its bases' orders, kept
+    once worked out, however many of its subclasses ask; the order is Python's."""
+    classes = 5  # with their mixins, `Base` and `Root`, as many as a lineage followed holds
+    project, source = _module_chain(tmp_path, classes)
+    merges = 0
+    merge = mro.c3_merge
+
+    def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
+        nonlocal merges
+        merges += 1
+        return merge(sequences)
+
+    monkeypatch.setattr(mro, "c3_merge", counted)
+    lineages = {i: project._lineage(str(tmp_path / f"m{i}.py"), f"C{i}") for i in reversed(range(classes))}
+    assert merges <= 2 * classes + 2  # each class and each mixin once, `Base` and `Root`
+    namespace: dict[str, object] = {}
+    exec(source, namespace)
+    assert all(whole and [name for _, name in lineage] == [c.__name__ for c in namespace[f"C{i}"].__mro__[:-1]]  # type: ignore[attr-defined]
+               for i, (lineage, whole) in lineages.items())
+
+
+def test_a_class_python_refuses_across_modules_is_looked_up_depth_first(tmp_path: Path) -> None:
+    """No consistent order (`class Z(X, Y)` of `X(A, B)` and `Y(B, A)`): Python refuses the
+    class; the project follows it depth first, as it does a lineage too long to merge."""
+    facts = {str(tmp_path / "ab.py"): FileFacts(bases={"A": (), "B": (), "X": ("A", "B"), "Y": ("B", "A")}),
+             str(tmp_path / "z.py"): FileFacts(bases={"Z": ("ab.X", "ab.Y")})}
+    lineage, whole = Project(tmp_path, facts)._lineage(str(tmp_path / "z.py"), "Z")
+    assert [name for _, name in lineage] == ["Z", "X", "A", "B", "Y"] and whole
+
+
+def test_a_library_base_across_modules_ends_the_lineage_where_python_reaches_it(tmp_path: Path) -> None:
+    """`class Z(X, lib.Callback)`: Python looks in `X` and its bases before the library's
+    class; what comes after that class is not known."""
+    facts = {str(tmp_path / "ab.py"): FileFacts(bases={"A": (), "X": ("A",)}),
+             str(tmp_path / "z.py"): FileFacts(bases={"Z": ("ab.X", "lib.Callback")})}
+    lineage, whole = Project(tmp_path, facts)._lineage(str(tmp_path / "z.py"), "Z")
+    assert [name for _, name in lineage] == ["Z", "X", "A"] and not whole
