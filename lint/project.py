@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,10 +31,12 @@ from typing import Iterable, Iterator, Mapping
 
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.summaries import (
-    BACKWARD, HIDDEN, LOOP, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close, may_summarize,
+    BACKWARD, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close,
+    may_summarize,
 )
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
+_MAX_IMPORT_CHAIN = 8  # imports followed for what importing a module patches
 CALL = ".__call__"
 _MAX_LINEAGE = 12  # classes of one lineage followed
 _MAX_ROUNDS = 50  # rounds closing one cycle of files (each adds effects; few are ever needed)
@@ -187,6 +190,11 @@ class Project:
                     continue
                 if name.endswith(TORCH_EXPORT):
                     found[name] = Summary(torch_export=self.torch_exported(path, module_of(name)))
+                    continue
+                if name.endswith(MODULE_RUN):
+                    patches = self.patched_on_import(path, module_of(name))
+                    if patches:
+                        found[name] = Summary(patches=patches)
                     continue
                 target = self._follow(path, name)
                 if isinstance(target, str):
@@ -417,24 +425,78 @@ class Project:
                 return self._class_at(module_file, reexported + (f".{rest}" if rest else ""), depth + 1)
         return None
 
-    def torch_exported(self, path: str, module: str, depth: int = 0) -> str:
+    def torch_exported(self, path: str, module: str, depth: int = 0, asker: str | None = None) -> str:
         """How `from module import *`, in `path`, binds `torch` (`torch_binding`'s
         constants): the module's own binding and those of its star imports, which
         must all be torch's or none; OTHER for a module the project does not hold,
-        a chain too long, or a cycle (which is one)."""
+        a chain too long, or a cycle (which is one). `asker`: the file linted, whose
+        imports decide whether a package's submodule `torch` is loaded."""
+        asker = asker or path
         candidates = self._candidates(path, member_of(module, TORCH_EXPORT))
         if not candidates or depth >= _MAX_REEXPORTS or candidates[0][0] in self._inert:
             return OTHER
         module_file = candidates[0][0]  # the one Python imports
-        if _holds_torch_submodule(module_file):
+        submodule = _torch_submodule(module_file)
+        if submodule is not None and self._may_load(asker, submodule):
             return OTHER
         facts = self._read(module_file)
         own = facts.summaries.get(TORCH_EXPORT, Summary()).torch_export
         if own in (OTHER, HIDDEN):
             return own
-        found = {own} | {self.torch_exported(module_file, star, depth + 1) for star in facts.star_imports
+        found = {own} | {self.torch_exported(module_file, star, depth + 1, asker) for star in facts.star_imports
                          if star.split(".")[0] != "torch"}
         return OTHER if OTHER in found else TORCH if TORCH in found else UNBOUND
+
+    def _may_load(self, path: str, submodule: str) -> bool:
+        """Whether running `path` may load the package's submodule of the file `submodule`
+        as a member of its package (`models.torch`, `.torch`; a file of the package's
+        folder run as a script imports it as `torch`, a module of its own): its imports,
+        or those of the modules they run in turn, name it so; or the file is not linted,
+        and what imports it is not known."""
+        absolute = os.path.abspath(submodule)
+        if absolute not in self._by_file and absolute not in self._inert:
+            return True
+        run = self._read(path).summaries.get(MODULE_RUN)
+        imports = [(path, module) for module in run.runs] if run is not None else []
+        return any(os.path.abspath(found) == absolute and (module.startswith(".") or "." in module)
+                   for found, module in self._imports_run(imports))
+
+    def patched_on_import(self, path: str, module: str) -> frozenset[str]:
+        """The attributes of torch's AMP API that `import module`, in `path`, replaces:
+        the module's own patches and those of the modules of the project its imports run
+        in turn (`train.py` imports `launch`, which imports `ports.npu`)."""
+        found: set[str] = set()
+        for module_file in {module_file for module_file, _ in self._imports_run([(path, module)])}:
+            run = self._read(module_file).summaries.get(MODULE_RUN) if module_file not in self._inert else None
+            found |= run.patches if run is not None else frozenset()
+        return frozenset(found)
+
+    def _imports_run(self, imports: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+        """(file, module as spelled) of each import of the project that each (importer,
+        module) of `imports` runs, and of those the modules it reaches run in turn, up to
+        `_MAX_IMPORT_CHAIN` imports away, nearest first; each file's imports are read once
+        (a cycle of imports ends). Members, and other files too (whose imports reach
+        nothing of the project)."""
+        seen: set[str] = set()
+        pending = deque((importer, module, 0) for importer, module in imports)
+        while pending:
+            importer, module, depth = pending.popleft()
+            module_file = self._imported_file(importer, module)
+            if module_file is None:
+                continue
+            yield module_file, module
+            if module_file in seen:
+                continue
+            seen.add(module_file)
+            run = self._read(module_file).summaries.get(MODULE_RUN) if module_file not in self._inert else None
+            if run is not None and depth + 1 < _MAX_IMPORT_CHAIN:
+                pending.extend((module_file, name, depth + 1) for name in run.runs)
+
+    def _imported_file(self, path: str, module: str) -> str | None:
+        """The file of the project that `import module` in `path` runs: the one Python
+        finds first, when it is that module (not an attribute of another)."""
+        candidates = self._candidates(path, member_of(module, MODULE_RUN))
+        return candidates[0][0] if candidates and candidates[0][1] == MODULE_RUN else None
 
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:
@@ -572,13 +634,19 @@ def member_of(module: str, name: str) -> str:
     return module + name if module.endswith(".") else f"{module}.{name}"
 
 
-def _holds_torch_submodule(module_file: str) -> bool:
-    """Whether the module is a package with a submodule `torch`: once anything imports
-    that submodule (`from .torch import f`, `import pkg.torch`, `__all__ = ["torch"]`),
-    it is the package's `torch`, and a star import of the package may bind it."""
+def _torch_submodule(module_file: str) -> str | None:
+    """The file of the package's submodule `torch` (`models/torch.py`, `models/torch/__init__.py`)
+    when the module is a package with one: once anything imports that submodule (`from
+    .torch import f`, `import pkg.torch`), it is the package's `torch`, and a star import
+    of the package may bind it."""
+    if os.path.basename(module_file) != "__init__.py":
+        return None
     folder = os.path.dirname(module_file)
-    return os.path.basename(module_file) == "__init__.py" and (
-        os.path.isfile(os.path.join(folder, "torch.py")) or os.path.isdir(os.path.join(folder, "torch")))
+    package = os.path.join(folder, "torch")
+    for candidate in (os.path.join(package, "__init__.py"), package + ".py"):
+        if os.path.isfile(candidate):
+            return candidate
+    return package if os.path.isdir(package) else None  # a namespace package: no file of the run
 
 
 def module_of(name: str) -> str:

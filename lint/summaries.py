@@ -334,6 +334,9 @@ class Summary:
     # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
     # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
     patches: frozenset[str] = frozenset()
+    # of a module's `MODULE_RUN`: the modules its imports may run, as it spells them
+    # (`a`, `.amp_patch`): a module imported through it patches too (see `Project.patched_on_import`)
+    runs: tuple[str, ...] = ()
     # a method's loops that call hooks of its instance (`self.backward(loss)`): what a subclass
     # overriding them runs in (see `trainlint.hooks`)
     hook_loops: tuple[HookLoop, ...] = ()
@@ -438,6 +441,7 @@ class Summary:
                if self.returns_fielded else {}),
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
+            **({"runs": list(self.runs)} if self.runs else {}),
             **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
             **({"torch_export": self.torch_export} if self.torch_export else {}),
         }
@@ -505,6 +509,7 @@ class Summary:
                                   for callee, items in data.get("returns_fielded", ())),  # type: ignore[union-attr]
             copies_non_blocking=frozenset(data.get("copies_non_blocking", ())),  # type: ignore[arg-type]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
+            runs=tuple(data.get("runs", ())),  # type: ignore[arg-type]
             hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
             torch_export=str(data.get("torch_export", "")),
         )

@@ -129,8 +129,11 @@ class DeprecatedAmpApi(Rule):
       with code the cross-module analysis summarizes (a training step, a
       model's `forward`). A plain helper or configuration module (`def
       accuracy(...)`, `class Config`) is not read, and withholds the fix, as
-      do a module outside the project, a package holding a submodule named
-      `torch` (`models/torch.py`), a module that defines a module-level
+      do a module outside the project, a package whose submodule `torch`
+      (`models/torch.py`) is loaded as its member by the package or by the
+      modules the file's imports run (`from .torch import f`, `import
+      models.torch`; one that nothing imports so is no `torch` of the
+      package), a module that defines a module-level
       `__getattr__` or names `"torch"` in `__all__` without `import torch`,
       a chain of more than four star imports, and a cycle;
     - the file, or a module it star-imports, writes its globals by name:
@@ -147,12 +150,14 @@ class DeprecatedAmpApi(Rule):
       class, an annotation, a variable holding the class, an attribute of
       it): the new object is no instance of the deprecated class;
     - the file, or a module of the project it imports (`import
-      ports.npu`), replaces the old API, the new one or a module holding
-      them at run time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast =
-      npu_autocast`, `setattr(torch.cuda.amp, "GradScaler", ...)`, a
-      port to another device): the old spelling calls the replacement,
-      the new one would not (a module imported only by another file, or
-      through a module it imports, is not seen);
+      ports.npu`), directly or through the modules of the project those
+      import in turn (`import launch`, which imports `ports.npu`; up to
+      eight imports away, a cycle read once), replaces the old API, the new
+      one or a module holding them at run time (`torch.cuda.amp =
+      torch.xpu.amp`, `amp.autocast = npu_autocast`,
+      `setattr(torch.cuda.amp, "GradScaler", ...)`, a port to another
+      device): the old spelling calls the replacement, the new one would not
+      (a module imported only by another file is not seen);
     - the call unpacks arguments (`*args`, `**kwargs`), names a device
       already, or passes autocast more than its three positional arguments;
     - the API is a bare decorator that builds an object (`@autocast`);

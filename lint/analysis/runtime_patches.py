@@ -69,6 +69,15 @@ def modules_imported(ctx: SemanticModel) -> set[str]:
     return {name for name in found if name.strip(".")}
 
 
+def module_run(ctx: SemanticModel) -> dict[str, Summary]:
+    """The module's `MODULE_RUN` fact: the AMP API it replaces (read through its own
+    imports alone: what the project tells the file must not change its facts, see
+    `reexports_imported`) and the modules it imports, whose patches importing it runs too."""
+    patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
+    runs = tuple(sorted(modules_imported(ctx)))
+    return {MODULE_RUN: Summary(patches=patches, runs=runs)} if patches or runs else {}
+
+
 def module_runs(ctx: SemanticModel) -> set[str]:
     """What the file asks the project about the modules it imports (`amp_patch.<module>`),
     where it may use AMP: whatever else those modules do, their patches count."""

@@ -422,6 +422,26 @@ def test_an_amp_api_patched_by_a_module_the_file_imports_is_not_rewritten(tmp_pa
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
 
 
+def test_an_amp_api_patched_by_a_module_imported_through_others_is_not_rewritten(tmp_path: Path) -> None:
+    """train_npu.py imports launch.py, which imports device_setup.py, which imports the port
+    (ports/npu.py) and launch.py back: no fix. train_cuda.py imports speed_setup.py, which
+    imports only cuDNN's settings (and itself): fixed. A cached run sees the middle of the
+    chain stop (and start again) importing the port."""
+    import shutil
+
+    project = tmp_path / "amp_patch_chain_layout"
+    shutil.copytree(PROJECTS / "amp_patch_chain_layout", project)
+    cache = tmp_path / "cache"
+    patched = {"train_npu.py": [], "train_cuda.py": [8, 11]}
+    assert _fixable_amp_lines(project, None) == _fixable_amp_lines(project, cache) == patched
+    setup = project / "device_setup.py"
+    text = setup.read_text()
+    setup.write_text(text.replace("import ports.npu", "import ports.tuning"))
+    assert _fixable_amp_lines(project, cache) == {"train_npu.py": [9, 12], "train_cuda.py": [8, 11]}
+    setup.write_text(text)
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
+
+
 def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: Path) -> None:
     """train.py does `from models import *`; the package's modules bind `torch` by `import
     torch` alone (vit.py) or keep their imports out of `__all__` (resnet.py): the fix to
@@ -456,14 +476,47 @@ def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: P
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
 
 
+_HELPER = "def helper():\n    pass\n"
+_IMPORTS_HELPERS = "\nimport helpers  # noqa: E402\n"
+
+
+@pytest.mark.parametrize(("added", "fixed"), [
+    # a package's submodule `torch` that nothing imports: the star import binds torch
+    ({"models/torch.py": _HELPER}, [9, 12]),
+    ({"models/torch/__init__.py": ""}, [9, 12]),
+    # imported by the package itself, or by a module the file imports: the package's `torch`
+    ({"models/torch.py": _HELPER, "models/__init__.py": "from .torch import helper\n"}, []),
+    ({"models/torch/__init__.py": "", "models/__init__.py": "from . import torch as backend\n"}, []),
+    ({"models/torch.py": _HELPER, "helpers.py": "import models.torch\n", "train.py": _IMPORTS_HELPERS}, []),
+    ({"models/torch.py": _HELPER, "helpers.py": "from models import torch\n", "train.py": _IMPORTS_HELPERS}, []),
+    # another package's submodule `torch`: not the one the star import reads
+    ({"models/torch.py": _HELPER, "other/__init__.py": "", "other/torch.py": _HELPER,
+      "helpers.py": "import other.torch\n", "train.py": _IMPORTS_HELPERS}, [9, 12]),
+    # a namespace package `models/torch/`: no file of the run says who imports it
+    ({"models/torch/ops.py": "SCALE = 2\n"}, []),
+])
+def test_a_star_import_of_a_package_with_a_submodule_torch_keeps_the_fix_until_it_is_imported(
+        tmp_path: Path, added: dict[str, str], fixed: list[int]) -> None:
+    """A submodule `models/torch.py` becomes the package's `torch` only once something
+    imports it: the package's `__init__.py`, or a module the file's imports run. Until
+    then `from models import *` binds `torch` to torch, and the fix is offered."""
+    import shutil
+
+    project = tmp_path / "star_torch_layout"
+    shutil.copytree(PROJECTS / "star_torch_layout", project)
+    for name, text in added.items():
+        target = project / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((target.read_text() if target.exists() else "") + text)
+    assert _fixable_amp_lines(project, None)["train.py"] == fixed
+    assert _fixable_amp_lines(project, tmp_path / "cache")["train.py"] == fixed
+
+
 _VIT = Path("models") / "vit.py"
 _RESNET = Path("models") / "resnet.py"
 
 
 @pytest.mark.parametrize(("changed", "added"), [
-    # a submodule `models/torch.py`: importing it anywhere makes it the package's `torch`
-    (Path("models") / "torch.py", "def helper():\n    pass\n"),
-    (Path("models") / "torch" / "__init__.py", ""),
     # `__all__` hands on what a module-level `__getattr__` returns for "torch"
     (_VIT, '__all__ = ["torch", "ViT"]\n\n\ndef __getattr__(name):\n    return None\n'),
     (_RESNET, '\n\ndef __getattr__(name):\n    return None\n'),
@@ -480,7 +533,7 @@ _RESNET = Path("models") / "resnet.py"
 def test_a_star_import_of_a_module_that_may_bind_torch_otherwise_withholds_the_fix(
         tmp_path: Path, changed: Path, added: str) -> None:
     """The star_torch_layout's train.py is fixed (see above) until a star-imported module
-    may bind `torch` to something else: a package submodule named `torch`, a module-level
+    may bind `torch` to something else: a module-level
     `__getattr__`, `"torch"` in an `__all__` without `import torch`, `type torch = ...`,
     or a write to its globals by name."""
     import shutil
