@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from trainlint.notebook import is_notebook, notebook_source
-from trainlint.project import member_of, module_bases
+from trainlint.project import may_star_import, member_of, module_bases
 
 _GAP = r"[\s\\]"  # spaces, newlines and line continuations
 # each starts with its keyword, which the regex engine finds fast; what
@@ -81,6 +81,7 @@ class Reach:
 
     files: set[str] = field(default_factory=set)
     folders: set[str] = field(default_factory=set)
+    stars: bool = False  # it star-imports a module (`from utils import *`)
 
     def covers(self, path: str) -> bool:
         return path in self.files or any(folder in self.folders for folder in _folders_above(path))
@@ -88,6 +89,7 @@ class Reach:
     def update(self, other: Reach) -> None:
         self.files |= other.files
         self.folders |= other.folders
+        self.stars = self.stars or other.stars
 
 
 class ImportGraph:
@@ -133,6 +135,7 @@ class ImportGraph:
                     found.folders.add(folder)
         if adds_search_path(text):  # it may put any folder of the project on the import path
             found.folders.add(self.root)
+        found.stars = may_star_import(text)
         return found
 
     def add_members(self, paths: Iterable[str]) -> None:
@@ -160,8 +163,11 @@ class ImportGraph:
 
     def imports_members(self, reach: Reach) -> bool:
         """Whether a file with this reach may call into a member: only then
-        can the project give it the summaries of what it calls."""
-        return bool(reach.files & self.members) or bool(reach.folders & self._with_members)
+        can the project give it the summaries of what it calls. A star import
+        of any module of the project counts: the project tells the file how
+        it binds `torch` (one that is no member binds none)."""
+        return (bool(reach.files & self.members) or bool(reach.folders & self._with_members)
+                or (reach.stars and self.imports_project(reach)))
 
 
 _IMPORT_DEPTH = 4  # imports followed from a file linted alone: its own, and three more

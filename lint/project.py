@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -31,11 +32,12 @@ from typing import Iterable, Iterator, Mapping
 
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.summaries import (
-    BACKWARD, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close,
-    may_summarize,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call,
+    Summary, close, may_summarize,
 )
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
+_STAR_IMPORT = re.compile(r"\bimport[\s\\]*\*")  # spaces, newlines and line continuations between
 _MAX_IMPORT_CHAIN = 8  # imports followed for what importing a module patches
 CALL = ".__call__"
 _MAX_LINEAGE = 12  # classes of one lineage followed
@@ -115,16 +117,22 @@ class FileFacts:
 def summarizable(path: str, source: str) -> bool:
     """Whether the file is a member of the project: its functions may have
     something to summarize (a function that calls a parameter included: the
-    forward of a model it is handed), or it is a package's `__init__.py` or a module of
-    torch imports and no functions (`common.py` that others star-import),
-    summarized for what it re-exports."""
-    return may_summarize(source) or path.endswith("__init__.py") or re_exports_torch(source)
+    forward of a model it is handed), or it is a package's `__init__.py`, or it
+    may bind `torch` for a file that star-imports it (`utils.py` of `from utils
+    import *`, read for how it binds `torch` and what it re-exports)."""
+    return may_summarize(source) or path.endswith("__init__.py") or may_bind_torch(source)
 
 
-def re_exports_torch(source: str) -> bool:
-    """A module that imports torch and defines no function or class: what
-    others import from it can only be what it imports (or constants)."""
-    return "torch" in source and "def " not in source and "class " not in source
+def may_bind_torch(source: str) -> bool:
+    """Whether the module may bind `torch` for a star import of it: it names torch,
+    star-imports another module, or may write its globals by name. A file of the
+    project that is no member binds no `torch` (see `Project.torch_exported`)."""
+    return "torch" in source or may_star_import(source) or any(word in source for word in GLOBALS_WRITER_WORDS)
+
+
+def may_star_import(source: str) -> bool:
+    """Whether the text may star-import a module (`from utils import *`)."""
+    return _STAR_IMPORT.search(source) is not None
 
 
 def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
@@ -433,9 +441,11 @@ class Project:
         imports decide whether a package's submodule `torch` is loaded."""
         asker = asker or path
         candidates = self._candidates(path, member_of(module, TORCH_EXPORT))
-        if not candidates or depth >= _MAX_REEXPORTS or candidates[0][0] in self._inert:
-            return OTHER
+        if not candidates or depth >= _MAX_REEXPORTS or candidates[0][1] != TORCH_EXPORT:
+            return OTHER  # outside the project, or a module of it that is not linted
         module_file = candidates[0][0]  # the one Python imports
+        if module_file in self._inert:  # no member: its text cannot bind `torch` (see `may_bind_torch`)
+            return UNBOUND
         submodule = _torch_submodule(module_file)
         if submodule is not None and self._may_load(asker, submodule):
             return OTHER

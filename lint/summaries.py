@@ -54,6 +54,9 @@ TORCH = "torch"  # by `import torch` / `import torch.x` alone
 HIDDEN = "hidden"  # its literal `__all__` leaves `torch` out: a star import of it binds no `torch`
 OTHER = "other"  # by anything else, or the project cannot tell
 UNBOUND = ""  # not at all (its own star imports may still bind it)
+# words of the code that may write a module's globals by a name held in a string (see
+# `trainlint.analysis.torch_binding.writes_globals_dynamically`)
+GLOBALS_WRITER_WORDS = ("globals", "vars", "exec", "sys.modules")
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized

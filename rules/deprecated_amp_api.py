@@ -124,12 +124,11 @@ class DeprecatedAmpApi(Rule):
       otherwise. A module of the project that binds `torch` by `import torch`
       alone, or not at all, or leaves it out of a literal `__all__` (and so
       do the modules it star-imports in turn) keeps the fix (`from models
-      import *` of a package of models), where the project reads that module:
-      a package's `__init__.py`, a module with no function or class, or one
-      with code the cross-module analysis summarizes (a training step, a
-      model's `forward`). A plain helper or configuration module (`def
-      accuracy(...)`, `class Config`) is not read, and withholds the fix, as
-      do a module outside the project, a package whose submodule `torch`
+      import *` of a package of models, `from utils import *` of helper
+      functions or settings); so does one that neither names torch nor
+      star-imports nor writes its globals by name (`LR = 0.1`). A module
+      outside the project, or of it but not linted (its text is not read),
+      withholds the fix, as do a package whose submodule `torch`
       (`models/torch.py`) is loaded as its member by the package or by the
       modules the file's imports run (`from .torch import f`, `import
       models.torch`; one that nothing imports so is no `torch` of the

@@ -512,6 +512,34 @@ def test_a_star_import_of_a_package_with_a_submodule_torch_keeps_the_fix_until_i
     assert _fixable_amp_lines(project, tmp_path / "cache")["train.py"] == fixed
 
 
+@pytest.mark.parametrize(("changed", "fixed"), [
+    ({}, [6, 10]),  # utils.py: `import torch` and helpers: read, and it binds torch
+    ({"utils.py": "def backend():\n    return None\n\n\ntorch = backend()\n"}, []),  # it rebinds it
+    ({"utils.py": "from backend import *\n", "backend.py": "torch = None\n"}, []),  # so does its own star import
+    ({"utils.py": "LR = 0.1\n"}, [6, 10]),  # constants only: no member, and it binds no torch
+    ({"utils.py": None}, []),  # not linted: what it binds is not known
+])
+def test_a_star_import_of_a_plain_helper_module_is_read_for_how_it_binds_torch(
+        tmp_path: Path, changed: dict[str, str | None], fixed: list[int]) -> None:
+    """star_import_layout's train.py (given an `import torch` of its own) does `from utils
+    import *`, a module of helper functions (`def accuracy`): it is read, and it binds
+    `torch` to torch, so the fix is offered, until it binds `torch` otherwise or cannot
+    be read."""
+    import shutil
+
+    project = tmp_path / "star_import_layout"
+    shutil.copytree(PROJECTS / "star_import_layout", project)
+    train = project / "train.py"
+    train.write_text("import torch\n" + train.read_text())
+    for name, text in changed.items():
+        if text is None:
+            (project / name).unlink()
+        else:
+            (project / name).write_text(text)
+    assert _fixable_amp_lines(project, None)["train.py"] == fixed
+    assert _fixable_amp_lines(project, tmp_path / "cache")["train.py"] == fixed
+
+
 _VIT = Path("models") / "vit.py"
 _RESNET = Path("models") / "resnet.py"
 
