@@ -29,9 +29,9 @@ _GAP = r"[\s\\]"  # spaces, newlines and line continuations
 _FROM = re.compile(rf"from(?<![\w.]from){_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*import\b")
 _NAME = rf"[A-Za-z_][\w.]*(?:{_GAP}+as{_GAP}+\w+)?"
 _IMPORT = re.compile(rf"import(?<![\w.]import){_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
-# a line of code that puts a folder on the import path (see `trainlint.analysis.search_paths`),
-# not a comment or `print(sys.path)`
-_ADDS_SEARCH_PATH = re.compile(r"^[^#\n]*\bsys\.path\.(?:insert|append)\b", re.MULTILINE)
+# a line of code that puts a folder on the import path (see `trainlint.analysis.search_paths`:
+# `insert`, `append`, `extend`, `+=`, a slice), not a comment or `print(sys.path)`
+_ADDS_SEARCH_PATH = re.compile(r"^[^#\n]*\bsys\.path(?:\.(?:insert|append|extend)\b|\s*\+=|\s*\[)", re.MULTILINE)
 
 
 def adds_search_path(text: str) -> bool:

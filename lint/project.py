@@ -318,13 +318,15 @@ class Project:
 
     def _find_search_paths(self, path: str) -> SearchPaths:
         """The imported modules run first (their import sits above the script's own
-        `sys.path` calls), in the order of their names: a later one's `insert(0, p)`
-        lands before an earlier one's."""
+        `sys.path` calls), in the order the file imports them: a later one's `insert(0,
+        p)` lands before an earlier one's."""
         here = os.path.dirname(os.path.abspath(path))
         facts = self._read(path)
         front: list[str] = []
         back: list[str] = []
-        for module in sorted(set(facts.imports.values())):
+        run = facts.summaries.get(MODULE_RUN)
+        order = {module: place for place, module in enumerate(run.runs if run is not None else ())}
+        for module in sorted(set(facts.imports.values()), key=lambda name: (order.get(name, len(order)), name)):
             imported = self._module_file(here, module) if "." not in module else None
             if imported is not None:
                 _add_search_paths(front, back, imported, self._read(imported).search_paths)

@@ -50,31 +50,33 @@ def amp_patches(names: frozenset[str]) -> frozenset[str]:
                      if any(api == name or api.startswith(name + ".") or name.startswith(api + ".") for api in _AMP_API))
 
 
-def modules_imported(ctx: SemanticModel) -> set[str]:
-    """The modules the file's imports may run, as it spells them: `a`, `a.b` of `import
-    a.b`; `utils` of `from utils import f`, and `utils.f` too (it may be a module of the
-    package); `.amp_patch` of `from . import amp_patch`."""
-    found: set[str] = set()
-    for node in ctx.nodes_of(cst.Import):
-        for alias in node.names:  # type: ignore[attr-defined]
-            parts = (dotted_name(alias.name) or "").split(".")
-            found.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
-    for node in ctx.nodes_of(cst.ImportFrom):
+def modules_imported(ctx: SemanticModel) -> list[str]:
+    """The modules the file's imports may run, as it spells them, in the order its
+    imports come: `a`, `a.b` of `import a.b`; `utils` of `from utils import f`, and
+    `utils.f` too (it may be a module of the package); `.amp_patch` of `from . import
+    amp_patch`."""
+    found: dict[str, None] = {}
+    for node in ctx.nodes_of(cst.Import, cst.ImportFrom):
+        if type(node) is cst.Import:
+            for alias in node.names:  # type: ignore[attr-defined]
+                parts = (dotted_name(alias.name) or "").split(".")
+                found.update(dict.fromkeys(".".join(parts[:end]) for end in range(1, len(parts) + 1)))
+            continue
         module = import_from_module(node)  # type: ignore[arg-type]
-        if module.strip("."):
-            found.add(module)
+        found[module] = None
         if type(node.names) is not cst.ImportStar:  # type: ignore[attr-defined]
-            found.update(member_of(module, alias.name.value) for alias in node.names  # type: ignore[attr-defined]
-                         if type(alias.name) is cst.Name)
-    return {name for name in found if name.strip(".")}
+            found.update(dict.fromkeys(member_of(module, alias.name.value) for alias in node.names  # type: ignore[attr-defined]
+                                       if type(alias.name) is cst.Name))
+    return [name for name in found if name.strip(".")]
 
 
 def module_run(ctx: SemanticModel) -> dict[str, Summary]:
     """The module's `MODULE_RUN` fact: the AMP API it replaces (read through its own
     imports alone: what the project tells the file must not change its facts, see
-    `reexports_imported`) and the modules it imports, whose patches importing it runs too."""
+    `reexports_imported`) and the modules it imports, in the order it imports them (see
+    `Project._find_search_paths`): what they patch, importing it runs too."""
     patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
-    runs = tuple(sorted(modules_imported(ctx)))
+    runs = tuple(modules_imported(ctx))
     return {MODULE_RUN: Summary(patches=patches, runs=runs)} if patches or runs else {}
 
 

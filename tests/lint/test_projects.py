@@ -104,6 +104,22 @@ def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache
     init_paths.write_text(init_paths.read_text().replace('"..", "lib")', '"..", "lib_dry")', 1))
     assert ("train.py", 11, "TL404") not in cached()
     assert ("finetune.py", 15, "TL404") in cached()
+def test_modules_that_put_folders_on_the_import_path_run_in_the_order_imported_through_the_cache(
+        tmp_path: Path) -> None:
+    """full_last.py imports z_dry_paths, then a_full_paths: lib/ ends up first, and its
+    `train_one_epoch` steps. Swapping the two imports puts lib_dry/ first: a cached run
+    follows the order as it changes."""
+    project, cached = _copy_with_cached_runs(tmp_path, "search_path_forms_layout")
+    assert ("full_last.py", 14, "TL404") in cached()
+    script = project / "scripts" / "full_last.py"
+    text = script.read_text()
+    script.write_text(text.replace("import z_dry_paths  # noqa: F401\nimport a_full_paths  # noqa: F401\n",
+                                   "import a_full_paths  # noqa: F401\nimport z_dry_paths  # noqa: F401\n"))
+    assert ("full_last.py", 14, "TL404") not in cached()
+    script.write_text(text)
+    assert ("full_last.py", 14, "TL404") in cached()
+
+
 def test_overrides_a_base_class_loop_runs_follow_either_module_through_the_cache(tmp_path: Path) -> None:
     """callbacks.py's overrides are judged as base.py's `Trainer.fit()` runs them: a
     cached run sees the loop stop handing `on_step_end` the loss itself, and see it
