@@ -2442,8 +2442,9 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
-    return FileFacts({**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx)}, frozenset(called), imports,
-                     stars, bases, search_paths(ctx))
+    # what importing it does (see `module_run`) and how it binds `torch` for a star import
+    facts = {**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx)}
+    return FileFacts(facts, frozenset(called), imports, stars, bases, search_paths(ctx))
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:
