@@ -318,8 +318,9 @@ class Project:
 
     def _find_search_paths(self, path: str) -> SearchPaths:
         """The imported modules run first (their import sits above the script's own
-        `sys.path` calls), in the order the file imports them: a later one's `insert(0,
-        p)` lands before an earlier one's."""
+        `sys.path` calls), in the order the file imports them as it runs (those its
+        functions import after, see `modules_imported`): a later one's `insert(0, p)`
+        lands before an earlier one's."""
         here = os.path.dirname(os.path.abspath(path))
         facts = self._read(path)
         front: list[str] = []

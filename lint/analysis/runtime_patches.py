@@ -51,12 +51,14 @@ def amp_patches(names: frozenset[str]) -> frozenset[str]:
 
 
 def modules_imported(ctx: SemanticModel) -> list[str]:
-    """The modules the file's imports may run, as it spells them, in the order its
-    imports come: `a`, `a.b` of `import a.b`; `utils` of `from utils import f`, and
-    `utils.f` too (it may be a module of the package); `.amp_patch` of `from . import
-    amp_patch`."""
+    """The modules the file's imports may run, as it spells them: `a`, `a.b` of `import
+    a.b`; `utils` of `from utils import f`, and `utils.f` too (it may be a module of the
+    package); `.amp_patch` of `from . import amp_patch`. Those the module runs as it is
+    imported (under an `if` or `try` too) in the order they come, then those in its
+    functions, which run later if at all."""
     found: dict[str, None] = {}
-    for node in ctx.nodes_of(cst.Import, cst.ImportFrom):
+    statements = ctx.nodes_of(cst.Import, cst.ImportFrom)
+    for node in sorted(statements, key=lambda statement: ctx.enclosing_function(statement) is not None):
         if type(node) is cst.Import:
             for alias in node.names:  # type: ignore[attr-defined]
                 parts = (dotted_name(alias.name) or "").split(".")
