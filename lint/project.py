@@ -32,12 +32,15 @@ from typing import Iterable, Iterator, Mapping
 
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.summaries import (
-    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call,
-    Summary, close, may_summarize,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
+    UNKNOWN_PATCHES, Call, Summary, close, may_summarize,
 )
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
 _STAR_IMPORT = re.compile(r"\bimport[\s\\]*\*")  # spaces, newlines and line continuations between
+# the words of an import by a computed name or from a file (`importlib.import_module`,
+# `__import__`, `importlib.util.spec_from_file_location`, `runpy.run_path`)
+DYNAMIC_IMPORT_WORDS = ("import_module", "__import__", "spec_from_", "SourceFileLoader", "runpy")
 _MAX_IMPORT_CHAIN = 8  # imports followed for what importing a module patches
 CALL = ".__call__"
 _MAX_LINEAGE = 12  # classes of one lineage followed
@@ -119,8 +122,11 @@ def summarizable(path: str, source: str) -> bool:
     something to summarize (a function that calls a parameter included: the
     forward of a model it is handed), or it is a package's `__init__.py`, or it
     may bind `torch` for a file that star-imports it (`utils.py` of `from utils
-    import *`, read for how it binds `torch` and what it re-exports)."""
-    return may_summarize(source) or path.endswith("__init__.py") or may_bind_torch(source)
+    import *`, read for how it binds `torch` and what it re-exports), or it may
+    import a module by a name it computes (what that runs is not known, see
+    `Summary.patches`)."""
+    return (may_summarize(source) or path.endswith("__init__.py") or may_bind_torch(source)
+            or any(word in source for word in DYNAMIC_IMPORT_WORDS))
 
 
 def may_bind_torch(source: str) -> bool:
@@ -470,26 +476,29 @@ class Project:
         if absolute not in self._by_file and absolute not in self._inert:
             return True
         run = self._read(path).summaries.get(MODULE_RUN)
-        imports = [(path, module) for module in run.runs] if run is not None else []
-        return any(os.path.abspath(found) == absolute and (module.startswith(".") or "." in module)
-                   for found, module in self._imports_run(imports))
+        reached, cut = self._imports_run([(path, module) for module in run.runs] if run is not None else [])
+        return cut or any(os.path.abspath(found) == absolute and (module.startswith(".") or "." in module)
+                          for found, module in reached)
 
     def patched_on_import(self, path: str, module: str) -> frozenset[str]:
         """The attributes of torch's AMP API that `import module`, in `path`, replaces:
         the module's own patches and those of the modules of the project its imports run
         in turn (`train.py` imports `launch`, which imports `ports.npu`)."""
-        found: set[str] = set()
-        for module_file in {module_file for module_file, _ in self._imports_run([(path, module)])}:
+        reached, cut = self._imports_run([(path, module)])
+        found: set[str] = set(UNKNOWN_PATCHES if cut else ())
+        for module_file in {module_file for module_file, _ in reached}:
             run = self._read(module_file).summaries.get(MODULE_RUN) if module_file not in self._inert else None
             found |= run.patches if run is not None else frozenset()
         return frozenset(found)
 
-    def _imports_run(self, imports: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    def _imports_run(self, imports: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]], bool]:
         """(file, module as spelled) of each import of the project that each (importer,
         module) of `imports` runs, and of those the modules it reaches run in turn, up to
         `_MAX_IMPORT_CHAIN` imports away, nearest first; each file's imports are read once
         (a cycle of imports ends). Members, and other files too (whose imports reach
-        nothing of the project)."""
+        nothing of the project). With whether the bound cut a chain that goes on into
+        the project: what lies beyond is not known."""
+        found: list[tuple[str, str]] = []
         seen: set[str] = set()
         pending = deque((importer, module, 0) for importer, module in imports)
         while pending:
@@ -497,13 +506,18 @@ class Project:
             module_file = self._imported_file(importer, module)
             if module_file is None:
                 continue
-            yield module_file, module
+            if depth == _MAX_IMPORT_CHAIN:
+                if module_file not in seen:
+                    return found, True
+                continue
+            found.append((module_file, module))
             if module_file in seen:
                 continue
             seen.add(module_file)
             run = self._read(module_file).summaries.get(MODULE_RUN) if module_file not in self._inert else None
-            if run is not None and depth + 1 < _MAX_IMPORT_CHAIN:
+            if run is not None:
                 pending.extend((module_file, name, depth + 1) for name in run.runs)
+        return found, False
 
     def _imported_file(self, path: str, module: str) -> str | None:
         """The file of the project that `import module` in `path` runs: the one Python

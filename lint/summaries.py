@@ -46,6 +46,9 @@ _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 # the key of what running a module does, beside its functions' (`Summary.patches`): a file
 # that imports the module "calls" `<module name>.<module>` (see `runtime_patches`)
 MODULE_RUN = "<module>"
+# the `Summary.patches` of a module whose imports are not all known (one by a name it
+# computes, or beyond the chain the project follows): it may replace any of torch's attributes
+UNKNOWN_PATCHES = frozenset({"torch"})
 # the key of how a module binds `torch` for the files that star-import it (`Summary.torch_export`):
 # such a file asks the project about `<module name>.<torch>` (see `trainlint.analysis.torch_binding`)
 TORCH_EXPORT = "<torch>"

@@ -9,7 +9,7 @@ from trainlint.analysis import names
 from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
 from trainlint.analysis.literals import is_docstring, string_value
 from trainlint.analysis.partials import partial_parts
-from trainlint.analysis.runtime_patches import TARGET_HOLDERS, patched_by_imports, torch_names_patched
+from trainlint.analysis.runtime_patches import TARGET_HOLDERS, dynamic_patches, patched_by_imports, torch_names_patched
 from trainlint.analysis.torch_binding import NAMED_DEFINITIONS, binds, binds_only_torch
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
@@ -1111,9 +1111,12 @@ class DeprecatedAmpApi(Rule):
         time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast = npu_autocast`,
         `setattr(torch.cuda.amp, "GradScaler", ...)`): the old spelling calls
         the patch, the new one would not (or would call a patch that takes the
-        old arguments)."""
+        old arguments). A module loaded by name (`importlib.import_module(name)`)
+        may replace any of them."""
         if self._patched_names is None:
-            self._patched_names = torch_names_patched(self.ctx, self.ctx.qualified_name) | patched_by_imports(self.ctx.external)
+            qualify = self.ctx.qualified_name
+            self._patched_names = (torch_names_patched(self.ctx, qualify) | dynamic_patches(self.ctx, qualify)
+                                   | patched_by_imports(self.ctx.external))
         return any(qualified == name or qualified.startswith(name + ".") for name in self._patched_names)
 
     def _classes_used_beyond_calls(self) -> set[str]:

@@ -15,14 +15,19 @@ from typing import Callable, Mapping
 import libcst as cst
 
 from trainlint.analysis.scopes import dotted_name, import_from_module
-from trainlint.project import member_of
+from trainlint.project import DYNAMIC_IMPORT_WORDS, member_of
 from trainlint.semantic import SemanticModel
-from trainlint.summaries import MODULE_RUN, Summary
+from trainlint.summaries import MODULE_RUN, UNKNOWN_PATCHES, Summary
 
 # the statements whose `target` a value is bound to, or deleted from
 TARGET_HOLDERS = frozenset({cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del})
 _ATTRIBUTE_SETTERS = ("setattr", "delattr", "builtins.setattr", "builtins.delattr")
 _AMP_API = ("torch.cuda.amp", "torch.cpu.amp", "torch.amp", "torch.autocast")
+_DYNAMIC_IMPORTS = frozenset({
+    "__import__", "builtins.__import__", "importlib.__import__", "importlib.import_module",
+    "importlib.util.spec_from_file_location", "importlib.util.spec_from_loader", "importlib.util.module_from_spec",
+    "importlib.machinery.SourceFileLoader", "runpy.run_path", "runpy.run_module",
+})
 
 
 def torch_names_patched(ctx: SemanticModel, qualify: Callable[[cst.BaseExpression], str | None]) -> frozenset[str]:
@@ -40,6 +45,20 @@ def torch_names_patched(ctx: SemanticModel, qualify: Callable[[cst.BaseExpressio
         if (qualify(func) or dotted_name(func)) in _ATTRIBUTE_SETTERS and call.args:  # type: ignore[attr-defined]
             found.add(qualify(call.args[0].value) or "")  # type: ignore[attr-defined]
     return frozenset(name for name in found if name.startswith("torch."))
+
+
+def dynamic_patches(ctx: SemanticModel, qualify: Callable[[cst.BaseExpression], str | None]) -> frozenset[str]:
+    """`UNKNOWN_PATCHES` where the file imports a module other than by an import
+    statement (`importlib.import_module("port")`, `__import__(name)`, a spec loaded
+    from a file, `runpy`), anywhere in it; else none."""
+    if not any(word in ctx.source for word in DYNAMIC_IMPORT_WORDS):
+        return frozenset()
+    for call in ctx.nodes_of(cst.Call):
+        func = call.func  # type: ignore[attr-defined]
+        # a builtin the file does not rebind has no qualified name
+        if (qualify(func) or dotted_name(func)) in _DYNAMIC_IMPORTS:
+            return UNKNOWN_PATCHES
+    return frozenset()
 
 
 def amp_patches(names: frozenset[str]) -> frozenset[str]:
@@ -75,9 +94,13 @@ def modules_imported(ctx: SemanticModel) -> list[str]:
 def module_run(ctx: SemanticModel) -> dict[str, Summary]:
     """The module's `MODULE_RUN` fact: the AMP API it replaces (read through its own
     imports alone: what the project tells the file must not change its facts, see
-    `reexports_imported`) and the modules it imports, in the order it imports them (see
+    `reexports_imported`; any, where it imports a module by name, see `dynamic_patches`)
+    and the modules it imports, in the order it imports them (see
     `Project._find_search_paths`): what they patch, importing it runs too."""
-    patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
+    def qualify(expr: cst.BaseExpression) -> str | None:
+        return SemanticModel.qualified_name(ctx, expr)
+
+    patches = amp_patches(torch_names_patched(ctx, qualify)) | dynamic_patches(ctx, qualify)
     runs = tuple(modules_imported(ctx))
     return {MODULE_RUN: Summary(patches=patches, runs=runs)} if patches or runs else {}
 

@@ -458,6 +458,53 @@ def test_an_amp_api_patched_by_a_module_imported_through_others_is_not_rewritten
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
 
 
+_AMP_TRAIN = """import torch
+import {module}
+
+
+def train(model, batch):
+    scaler = torch.cuda.amp.GradScaler()
+    with torch.cuda.amp.autocast():
+        loss = model(batch)
+    scaler.scale(loss).backward()
+"""
+_PORT = "import torch\nimport torch_npu\n\ntorch.cuda.amp.autocast = torch_npu.npu.amp.autocast\n"
+
+
+def test_an_amp_api_behind_a_chain_of_imports_too_long_to_follow_is_not_rewritten(tmp_path: Path) -> None:
+    """train_far.py imports far0, which imports far1, ... up to the port far9, ten imports
+    away: past the chain the project follows, what it patches is not known, so no fix.
+    train_near.py imports near0 ... near7, as far as the chain is followed, and near7
+    imports only `os`: fixed."""
+    for name, length in (("far", 9), ("near", 7)):
+        (tmp_path / f"train_{name}.py").write_text(_AMP_TRAIN.format(module=f"{name}0"))
+        for step in range(length):
+            (tmp_path / f"{name}{step}.py").write_text(f"import {name}{step + 1}\n")
+    (tmp_path / "far9.py").write_text(_PORT)
+    (tmp_path / "near7.py").write_text("import os\n")
+    for cache in (None, tmp_path / "cache"):
+        fixable = _fixable_amp_lines(tmp_path, cache)
+        assert (fixable["train_far.py"], fixable["train_near.py"]) == ([], [6, 7])
+
+
+@pytest.mark.parametrize("load", ['importlib.import_module("port")', '__import__("port")',
+                                  'runpy.run_path("port.py")'])
+def test_an_amp_api_after_a_module_that_imports_by_name_is_not_rewritten(tmp_path: Path, load: str) -> None:
+    """launch.py loads the port by a name it spells in a call (`importlib.import_module`,
+    `__import__`, `runpy`): which module runs is not followed, so it may patch AMP: no
+    fix in train.py, which imports launch, nor in train_self.py, which loads it itself.
+    plain.py only mentions `import_module` in a comment: train_plain.py keeps the fix."""
+    (tmp_path / "port.py").write_text(_PORT)
+    (tmp_path / "launch.py").write_text(f"import importlib\nimport runpy\n\n{load}\n")
+    (tmp_path / "plain.py").write_text("import os  # not importlib.import_module\n")
+    (tmp_path / "train.py").write_text(_AMP_TRAIN.format(module="launch"))
+    (tmp_path / "train_self.py").write_text(_AMP_TRAIN.format(module=f"importlib\nimport runpy\n\n{load}"))
+    (tmp_path / "train_plain.py").write_text(_AMP_TRAIN.format(module="plain"))
+    for cache in (None, tmp_path / "cache"):
+        fixable = _fixable_amp_lines(tmp_path, cache)
+        assert (fixable["train.py"], fixable["train_self.py"], fixable["train_plain.py"]) == ([], [], [6, 7])
+
+
 def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: Path) -> None:
     """train.py does `from models import *`; the package's modules bind `torch` by `import
     torch` alone (vit.py) or keep their imports out of `__all__` (resnet.py): the fix to
@@ -478,8 +525,10 @@ def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: P
     vit.write_text(vit_text)
     assert _fixable_amp_lines(project, cache) == fixed
     # resnet.py binds `torch` otherwise, behind an `__all__` that leaves it out; then without it
+    # (from a stand-in: backend.py loads a module by name, which may patch anything of torch)
+    (project / "stand_in.py").write_text("torch = object()\n")
     resnet.write_text(resnet_text.replace(
-        "import torch.nn as nn\n", "import torch.nn as nn\nfrom backend import torch\n"))
+        "import torch.nn as nn\n", "import torch.nn as nn\nfrom stand_in import torch\n"))
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == fixed
     hidden = resnet.read_text()
     resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n',
