@@ -30,13 +30,18 @@ _FROM = re.compile(rf"from(?<![\w.]from){_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*im
 _NAME = rf"[A-Za-z_][\w.]*(?:{_GAP}+as{_GAP}+\w+)?"
 _IMPORT = re.compile(rf"import(?<![\w.]import){_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
 # a line of code that puts a folder on the import path (see `trainlint.analysis.search_paths`:
-# `insert`, `append`, `extend`, `+=`, a slice), not a comment or `print(sys.path)`
-_ADDS_SEARCH_PATH = re.compile(r"^[^#\n]*\bsys\.path(?:\.(?:insert|append|extend)\b|\s*\+=|\s*\[)", re.MULTILINE)
+# `insert`, `append`, `extend`, `+=`, an assignment to a slice), not a comment, `print(sys.path)`
+# or a read of an item (`root = sys.path[0]`)
+_ADDS_SEARCH_PATH = re.compile(
+    r"^[^#\n]*\bsys\.path(?:\.(?:insert|append|extend)\b|\s*\+=|\s*\[[^\]\n]*\]\s*=(?!=))", re.MULTILINE)
+# `from sys import path`: what the module does with `path` is read from its code
+_IMPORTS_SYS_PATH = re.compile(r"^[ \t]*from[ \t]+sys[ \t]+import\b[^#\n]*\bpath\b", re.MULTILINE)
 
 
 def adds_search_path(text: str) -> bool:
     """Whether the text may put a folder on `sys.path`."""
-    return "sys.path" in text and _ADDS_SEARCH_PATH.search(text) is not None
+    return ("sys.path" in text and _ADDS_SEARCH_PATH.search(text) is not None) or (
+        "from sys" in text and _IMPORTS_SYS_PATH.search(text) is not None)
 
 
 def imported_modules(text: str) -> set[str]:

@@ -31,6 +31,8 @@ _FRONT, _BACK = "front", "back"  # `sys.path.insert(0, p)`: before every folder 
 _UNKNOWN = object()  # a folder added that is not known
 _Step = tuple[str, object]  # (_FRONT or _BACK, a folder or _UNKNOWN)
 _LOST: _Step = (_FRONT, _UNKNOWN)  # a change not understood: before any folder known, so that none is
+# statements whose body runs at import time as many times as it may: none, once or more
+_BLOCKS = (cst.For, cst.While, cst.Try, cst.TryStar, cst.With)
 
 
 def search_paths(ctx: SemanticModel) -> SearchPaths:
@@ -44,7 +46,9 @@ def _steps(ctx: SemanticModel, body: Sequence[cst.BaseStatement], adders: dict[s
            values: dict[str, str | None]) -> list[_Step] | None:
     """What the statements of `body` (the module's, or an `if`'s) add, in order: their
     simple statements and those under an `if` (`if lib_path not in sys.path:
-    sys.path.insert(0, lib_path)`); None when it depends on which arm of an `if` runs."""
+    sys.path.insert(0, lib_path)`); None when it depends on which arm of an `if` runs.
+    What a loop, `try` or `with` adds (`for p in paths: sys.path.insert(0, p)`) is not
+    followed: not known."""
     found: list[_Step] = []
     for statement in body:
         if type(statement) is cst.SimpleStatementLine:
@@ -54,7 +58,16 @@ def _steps(ctx: SemanticModel, body: Sequence[cst.BaseStatement], adders: dict[s
             if arms is None:
                 return None
             found += arms
+        elif type(statement) in _BLOCKS and _adds_within(ctx, statement, adders, values):
+            found.append(_LOST)
     return found
+
+
+def _adds_within(ctx: SemanticModel, block: cst.CSTNode, adders: dict[str, tuple[int, str | None]],
+                 values: dict[str, str | None]) -> bool:
+    """Whether a statement of `block`, at any depth, changes `sys.path`."""
+    return any(_small_steps(ctx, node.body, adders, dict(values))  # type: ignore[attr-defined]
+               for node in ctx.subtree(block) if type(node) is cst.SimpleStatementLine)
 
 
 def _small_steps(ctx: SemanticModel, statements: Sequence[cst.BaseSmallStatement],
@@ -73,7 +86,8 @@ def _small_steps(ctx: SemanticModel, statements: Sequence[cst.BaseSmallStatement
 
 
 def _is_sys_path(ctx: SemanticModel, node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Attribute and ctx.qualified_name(node) == "sys.path"
+    """`sys.path`, or `path` of `from sys import path`."""
+    return type(node) in (cst.Attribute, cst.Name) and ctx.qualified_name(node) == "sys.path"
 
 
 def _assigned_folders(ctx: SemanticModel, node: cst.Assign, values: dict[str, str | None]) -> list[_Step]:
