@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 from trainlint.notebook import is_notebook, notebook_source
-from trainlint.project import member_of, module_bases
+from trainlint.project import may_star_import, member_of, module_bases
 
 _GAP = r"[\s\\]"  # spaces, newlines and line continuations
 # each starts with its keyword, which the regex engine finds fast; what
@@ -29,14 +29,19 @@ _GAP = r"[\s\\]"  # spaces, newlines and line continuations
 _FROM = re.compile(rf"from(?<![\w.]from){_GAP}+(\.*[A-Za-z_][\w.]*|\.+){_GAP}*import\b")
 _NAME = rf"[A-Za-z_][\w.]*(?:{_GAP}+as{_GAP}+\w+)?"
 _IMPORT = re.compile(rf"import(?<![\w.]import){_GAP}+({_NAME}(?:{_GAP}*,{_GAP}*{_NAME})*)")
-# a line of code that puts a folder on the import path (see `trainlint.analysis.search_paths`),
-# not a comment or `print(sys.path)`
-_ADDS_SEARCH_PATH = re.compile(r"^[^#\n]*\bsys\.path\.(?:insert|append)\b", re.MULTILINE)
+# a line of code that puts a folder on the import path (see `trainlint.analysis.search_paths`:
+# `insert`, `append`, `extend`, `+=`, an assignment to a slice), not a comment, `print(sys.path)`
+# or a read of an item (`root = sys.path[0]`)
+_ADDS_SEARCH_PATH = re.compile(
+    r"^[^#\n]*\bsys\.path(?:\.(?:insert|append|extend)\b|\s*\+=|\s*\[[^\]\n]*\]\s*=(?!=))", re.MULTILINE)
+# `from sys import path`: what the module does with `path` is read from its code
+_IMPORTS_SYS_PATH = re.compile(r"^[ \t]*from[ \t]+sys[ \t]+import\b[^#\n]*\bpath\b", re.MULTILINE)
 
 
 def adds_search_path(text: str) -> bool:
     """Whether the text may put a folder on `sys.path`."""
-    return "sys.path" in text and _ADDS_SEARCH_PATH.search(text) is not None
+    return ("sys.path" in text and _ADDS_SEARCH_PATH.search(text) is not None) or (
+        "from sys" in text and _IMPORTS_SYS_PATH.search(text) is not None)
 
 
 def imported_modules(text: str) -> set[str]:
@@ -81,6 +86,7 @@ class Reach:
 
     files: set[str] = field(default_factory=set)
     folders: set[str] = field(default_factory=set)
+    stars: bool = False  # it star-imports a module (`from utils import *`)
 
     def covers(self, path: str) -> bool:
         return path in self.files or any(folder in self.folders for folder in _folders_above(path))
@@ -88,6 +94,7 @@ class Reach:
     def update(self, other: Reach) -> None:
         self.files |= other.files
         self.folders |= other.folders
+        self.stars = self.stars or other.stars
 
 
 class ImportGraph:
@@ -133,6 +140,7 @@ class ImportGraph:
                     found.folders.add(folder)
         if adds_search_path(text):  # it may put any folder of the project on the import path
             found.folders.add(self.root)
+        found.stars = may_star_import(text)
         return found
 
     def add_members(self, paths: Iterable[str]) -> None:
@@ -160,8 +168,11 @@ class ImportGraph:
 
     def imports_members(self, reach: Reach) -> bool:
         """Whether a file with this reach may call into a member: only then
-        can the project give it the summaries of what it calls."""
-        return bool(reach.files & self.members) or bool(reach.folders & self._with_members)
+        can the project give it the summaries of what it calls. A star import
+        of any module of the project counts: the project tells the file how
+        it binds `torch` (one that is no member binds none)."""
+        return (bool(reach.files & self.members) or bool(reach.folders & self._with_members)
+                or (reach.stars and self.imports_project(reach)))
 
 
 _IMPORT_DEPTH = 4  # imports followed from a file linted alone: its own, and three more

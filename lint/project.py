@@ -23,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+from collections import deque
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import takewhile
@@ -32,10 +34,16 @@ from typing import Iterable, Iterator, Mapping
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.mro import c3_order
 from trainlint.summaries import (
-    BACKWARD, HIDDEN, LOOP, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND, Call, Summary, close, may_summarize,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
+    UNKNOWN_PATCHES, Call, Summary, close, may_summarize,
 )
 
 _MAX_REEXPORTS = 4  # `__init__.py` chains followed
+_STAR_IMPORT = re.compile(r"\bimport[\s\\]*\*")  # spaces, newlines and line continuations between
+# the words of an import by a computed name or from a file (`importlib.import_module`,
+# `__import__`, `importlib.util.spec_from_file_location`, `runpy.run_path`)
+DYNAMIC_IMPORT_WORDS = ("import_module", "__import__", "spec_from_", "SourceFileLoader", "runpy")
+_MAX_IMPORT_CHAIN = 8  # imports followed for what importing a module patches
 CALL = ".__call__"
 _MAX_LINEAGE = 12  # classes of one lineage followed
 _MAX_ROUNDS = 50  # rounds closing one cycle of files (each adds effects; few are ever needed)
@@ -114,16 +122,25 @@ class FileFacts:
 def summarizable(path: str, source: str) -> bool:
     """Whether the file is a member of the project: its functions may have
     something to summarize (a function that calls a parameter included: the
-    forward of a model it is handed), or it is a package's `__init__.py` or a module of
-    torch imports and no functions (`common.py` that others star-import),
-    summarized for what it re-exports."""
-    return may_summarize(source) or path.endswith("__init__.py") or re_exports_torch(source)
+    forward of a model it is handed), or it is a package's `__init__.py`, or it
+    may bind `torch` for a file that star-imports it (`utils.py` of `from utils
+    import *`, read for how it binds `torch` and what it re-exports), or it may
+    import a module by a name it computes (what that runs is not known, see
+    `Summary.patches`)."""
+    return (may_summarize(source) or path.endswith("__init__.py") or may_bind_torch(source)
+            or any(word in source for word in DYNAMIC_IMPORT_WORDS))
 
 
-def re_exports_torch(source: str) -> bool:
-    """A module that imports torch and defines no function or class: what
-    others import from it can only be what it imports (or constants)."""
-    return "torch" in source and "def " not in source and "class " not in source
+def may_bind_torch(source: str) -> bool:
+    """Whether the module may bind `torch` for a star import of it: it names torch,
+    star-imports another module, or may write its globals by name. A file of the
+    project that is no member binds no `torch` (see `Project.torch_exported`)."""
+    return "torch" in source or may_star_import(source) or any(word in source for word in GLOBALS_WRITER_WORDS)
+
+
+def may_star_import(source: str) -> bool:
+    """Whether the text may star-import a module (`from utils import *`)."""
+    return _STAR_IMPORT.search(source) is not None
 
 
 def project_root(paths: Iterable[str], config_dir: Path | None) -> Path:
@@ -191,6 +208,11 @@ class Project:
                     continue
                 if name.endswith(TORCH_EXPORT):
                     found[name] = Summary(torch_export=self.torch_exported(path, module_of(name)))
+                    continue
+                if name.endswith(MODULE_RUN):
+                    patches = self.patched_on_import(path, module_of(name))
+                    if patches:
+                        found[name] = Summary(patches=patches)
                     continue
                 target = self._follow(path, name)
                 if isinstance(target, str):
@@ -306,13 +328,16 @@ class Project:
 
     def _find_search_paths(self, path: str) -> SearchPaths:
         """The imported modules run first (their import sits above the script's own
-        `sys.path` calls), in the order of their names: a later one's `insert(0, p)`
+        `sys.path` calls), in the order the file imports them as it runs (those its
+        functions import after, see `modules_imported`): a later one's `insert(0, p)`
         lands before an earlier one's."""
         here = os.path.dirname(os.path.abspath(path))
         facts = self._read(path)
         front: list[str] = []
         back: list[str] = []
-        for module in sorted(set(facts.imports.values())):
+        run = facts.summaries.get(MODULE_RUN)
+        order = {module: place for place, module in enumerate(run.runs if run is not None else ())}
+        for module in sorted(set(facts.imports.values()), key=lambda name: (order.get(name, len(order)), name)):
             imported = self._module_file(here, module) if "." not in module else None
             if imported is not None:
                 _add_search_paths(front, back, imported, self._read(imported).search_paths)
@@ -460,24 +485,88 @@ class Project:
                 return self._class_at(module_file, reexported + (f".{rest}" if rest else ""), depth + 1)
         return None
 
-    def torch_exported(self, path: str, module: str, depth: int = 0) -> str:
+    def torch_exported(self, path: str, module: str, depth: int = 0, asker: str | None = None) -> str:
         """How `from module import *`, in `path`, binds `torch` (`torch_binding`'s
         constants): the module's own binding and those of its star imports, which
         must all be torch's or none; OTHER for a module the project does not hold,
-        a chain too long, or a cycle (which is one)."""
+        a chain too long, or a cycle (which is one). `asker`: the file linted, whose
+        imports decide whether a package's submodule `torch` is loaded."""
+        asker = asker or path
         candidates = self._candidates(path, member_of(module, TORCH_EXPORT))
-        if not candidates or depth >= _MAX_REEXPORTS or candidates[0][0] in self._inert:
-            return OTHER
+        if not candidates or depth >= _MAX_REEXPORTS or candidates[0][1] != TORCH_EXPORT:
+            return OTHER  # outside the project, or a module of it that is not linted
         module_file = candidates[0][0]  # the one Python imports
-        if _holds_torch_submodule(module_file):
+        if module_file in self._inert:  # no member: its text cannot bind `torch` (see `may_bind_torch`)
+            return UNBOUND
+        submodule = _torch_submodule(module_file)
+        if submodule is not None and self._may_load(asker, submodule):
             return OTHER
         facts = self._read(module_file)
         own = facts.summaries.get(TORCH_EXPORT, Summary()).torch_export
         if own in (OTHER, HIDDEN):
             return own
-        found = {own} | {self.torch_exported(module_file, star, depth + 1) for star in facts.star_imports
+        found = {own} | {self.torch_exported(module_file, star, depth + 1, asker) for star in facts.star_imports
                          if star.split(".")[0] != "torch"}
         return OTHER if OTHER in found else TORCH if TORCH in found else UNBOUND
+
+    def _may_load(self, path: str, submodule: str) -> bool:
+        """Whether running `path` may load the package's submodule of the file `submodule`
+        as a member of its package (`models.torch`, `.torch`; a file of the package's
+        folder run as a script imports it as `torch`, a module of its own): its imports,
+        or those of the modules they run in turn, name it so; or the file is not linted,
+        and what imports it is not known."""
+        absolute = os.path.abspath(submodule)
+        if absolute not in self._by_file and absolute not in self._inert:
+            return True
+        run = self._read(path).summaries.get(MODULE_RUN)
+        reached, cut = self._imports_run([(path, module) for module in run.runs] if run is not None else [])
+        return cut or any(os.path.abspath(found) == absolute and (module.startswith(".") or "." in module)
+                          for found, module in reached)
+
+    def patched_on_import(self, path: str, module: str) -> frozenset[str]:
+        """The attributes of torch's AMP API that `import module`, in `path`, replaces:
+        the module's own patches and those of the modules of the project its imports run
+        in turn (`train.py` imports `launch`, which imports `ports.npu`)."""
+        reached, cut = self._imports_run([(path, module)])
+        found: set[str] = set(UNKNOWN_PATCHES if cut else ())
+        for module_file in {module_file for module_file, _ in reached}:
+            run = self._read(module_file).summaries.get(MODULE_RUN) if module_file not in self._inert else None
+            found |= run.patches if run is not None else frozenset()
+        return frozenset(found)
+
+    def _imports_run(self, imports: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]], bool]:
+        """(file, module as spelled) of each import of the project that each (importer,
+        module) of `imports` runs, and of those the modules it reaches run in turn, up to
+        `_MAX_IMPORT_CHAIN` imports away, nearest first; each file's imports are read once
+        (a cycle of imports ends). Members, and other files too (whose imports reach
+        nothing of the project). With whether the bound cut a chain that goes on into
+        the project: what lies beyond is not known."""
+        found: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        pending = deque((importer, module, 0) for importer, module in imports)
+        while pending:
+            importer, module, depth = pending.popleft()
+            module_file = self._imported_file(importer, module)
+            if module_file is None:
+                continue
+            if depth == _MAX_IMPORT_CHAIN:
+                if module_file not in seen:
+                    return found, True
+                continue
+            found.append((module_file, module))
+            if module_file in seen:
+                continue
+            seen.add(module_file)
+            run = self._read(module_file).summaries.get(MODULE_RUN) if module_file not in self._inert else None
+            if run is not None:
+                pending.extend((module_file, name, depth + 1) for name in run.runs)
+        return found, False
+
+    def _imported_file(self, path: str, module: str) -> str | None:
+        """The file of the project that `import module` in `path` runs: the one Python
+        finds first, when it is that module (not an attribute of another)."""
+        candidates = self._candidates(path, member_of(module, MODULE_RUN))
+        return candidates[0][0] if candidates and candidates[0][1] == MODULE_RUN else None
 
     # -- closing across files -------------------------------------------------
     def summary(self, path: str, key: str) -> Summary | None:
@@ -615,13 +704,19 @@ def member_of(module: str, name: str) -> str:
     return module + name if module.endswith(".") else f"{module}.{name}"
 
 
-def _holds_torch_submodule(module_file: str) -> bool:
-    """Whether the module is a package with a submodule `torch`: once anything imports
-    that submodule (`from .torch import f`, `import pkg.torch`, `__all__ = ["torch"]`),
-    it is the package's `torch`, and a star import of the package may bind it."""
+def _torch_submodule(module_file: str) -> str | None:
+    """The file of the package's submodule `torch` (`models/torch.py`, `models/torch/__init__.py`)
+    when the module is a package with one: once anything imports that submodule (`from
+    .torch import f`, `import pkg.torch`), it is the package's `torch`, and a star import
+    of the package may bind it."""
+    if os.path.basename(module_file) != "__init__.py":
+        return None
     folder = os.path.dirname(module_file)
-    return os.path.basename(module_file) == "__init__.py" and (
-        os.path.isfile(os.path.join(folder, "torch.py")) or os.path.isdir(os.path.join(folder, "torch")))
+    package = os.path.join(folder, "torch")
+    for candidate in (os.path.join(package, "__init__.py"), package + ".py"):
+        if os.path.isfile(candidate):
+            return candidate
+    return package if os.path.isdir(package) else None  # a namespace package: no file of the run
 
 
 def module_of(name: str) -> str:

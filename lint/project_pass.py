@@ -21,7 +21,8 @@ own facts did not change, those are its inputs now and one analysis is
 enough.
 
 The members of the project are the files whose functions may have
-something to summarize (`summarizable`, from their text). A member's facts
+something to summarize, or that may bind `torch` for a file that
+star-imports them (`summarizable`, from their text). A member's facts
 are computed when they are first needed: by the first analysis when the
 file may call into other members (`ImportGraph.imports_members`) or, when it
 is parsed anyway, when other files may import it; otherwise only if some

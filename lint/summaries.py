@@ -46,6 +46,9 @@ _ITEM_TAGS = (GRAPH, DISTRIBUTED_LOADER, UNPINNED_LOADER)
 # the key of what running a module does, beside its functions' (`Summary.patches`): a file
 # that imports the module "calls" `<module name>.<module>` (see `runtime_patches`)
 MODULE_RUN = "<module>"
+# the `Summary.patches` of a module whose imports are not all known (one by a name it
+# computes, or beyond the chain the project follows): it may replace any of torch's attributes
+UNKNOWN_PATCHES = frozenset({"torch"})
 # the key of how a module binds `torch` for the files that star-import it (`Summary.torch_export`):
 # such a file asks the project about `<module name>.<torch>` (see `trainlint.analysis.torch_binding`)
 TORCH_EXPORT = "<torch>"
@@ -54,6 +57,9 @@ TORCH = "torch"  # by `import torch` / `import torch.x` alone
 HIDDEN = "hidden"  # its literal `__all__` leaves `torch` out: a star import of it binds no `torch`
 OTHER = "other"  # by anything else, or the project cannot tell
 UNBOUND = ""  # not at all (its own star imports may still bind it)
+# words of the code that may write a module's globals by a name held in a string (see
+# `trainlint.analysis.torch_binding.writes_globals_dynamically`)
+GLOBALS_WRITER_WORDS = ("globals", "vars", "exec", "sys.modules")
 
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
@@ -347,6 +353,9 @@ class Summary:
     # of a module's `MODULE_RUN`: the attributes of torch's AMP API it replaces at run time
     # (`torch.cuda.amp.autocast = npu_autocast`), for the files that import it
     patches: frozenset[str] = frozenset()
+    # of a module's `MODULE_RUN`: the modules its imports may run, as it spells them
+    # (`a`, `.amp_patch`): a module imported through it patches too (see `Project.patched_on_import`)
+    runs: tuple[str, ...] = ()
     # a method's loops that call hooks of its instance (`self.backward(loss)`): what a subclass
     # overriding them runs in (see `trainlint.hooks`)
     hook_loops: tuple[HookLoop, ...] = ()
@@ -452,6 +461,7 @@ class Summary:
             **({"copies_non_blocking": sorted(self.copies_non_blocking)} if self.copies_non_blocking else {}),
             **({"copies_through": [list(item) for item in self.copies_through]} if self.copies_through else {}),
             **({"patches": sorted(self.patches)} if self.patches else {}),
+            **({"runs": list(self.runs)} if self.runs else {}),
             **({"hook_loops": [loop.to_json() for loop in self.hook_loops]} if self.hook_loops else {}),
             **({"torch_export": self.torch_export} if self.torch_export else {}),
         }
@@ -522,6 +532,7 @@ class Summary:
             copies_through=tuple((param, callee, slot)
                                  for param, callee, slot in data.get("copies_through", ())),  # type: ignore[union-attr]
             patches=frozenset(data.get("patches", ())),  # type: ignore[arg-type]
+            runs=tuple(data.get("runs", ())),  # type: ignore[arg-type]
             hook_loops=tuple(HookLoop.from_json(raw) for raw in data.get("hook_loops", ())),  # type: ignore[union-attr]
             torch_export=str(data.get("torch_export", "")),
         )

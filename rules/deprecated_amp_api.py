@@ -9,7 +9,7 @@ from trainlint.analysis import names
 from trainlint.analysis.guards import catches_fallback, in_fallback, may_depend_on_version
 from trainlint.analysis.literals import is_docstring, string_value
 from trainlint.analysis.partials import partial_parts
-from trainlint.analysis.runtime_patches import TARGET_HOLDERS, patched_by_imports, torch_names_patched
+from trainlint.analysis.runtime_patches import TARGET_HOLDERS, dynamic_patches, patched_by_imports, torch_names_patched
 from trainlint.analysis.torch_binding import NAMED_DEFINITIONS, binds, binds_only_torch
 from trainlint.analysis.walk import iter_nodes
 from trainlint.analysis.scopes import Scope, dotted_name, head_name, import_from_module
@@ -124,13 +124,15 @@ class DeprecatedAmpApi(Rule):
       otherwise. A module of the project that binds `torch` by `import torch`
       alone, or not at all, or leaves it out of a literal `__all__` (and so
       do the modules it star-imports in turn) keeps the fix (`from models
-      import *` of a package of models), where the project reads that module:
-      a package's `__init__.py`, a module with no function or class, or one
-      with code the cross-module analysis summarizes (a training step, a
-      model's `forward`). A plain helper or configuration module (`def
-      accuracy(...)`, `class Config`) is not read, and withholds the fix, as
-      do a module outside the project, a package holding a submodule named
-      `torch` (`models/torch.py`), a module that defines a module-level
+      import *` of a package of models, `from utils import *` of helper
+      functions or settings); so does one that neither names torch nor
+      star-imports nor writes its globals by name (`LR = 0.1`). A module
+      outside the project, or of it but not linted (its text is not read),
+      withholds the fix, as do a package whose submodule `torch`
+      (`models/torch.py`) is loaded as its member by the package or by the
+      modules the file's imports run (`from .torch import f`, `import
+      models.torch`; one that nothing imports so is no `torch` of the
+      package), a module that defines a module-level
       `__getattr__` or names `"torch"` in `__all__` without `import torch`,
       a chain of more than four star imports, and a cycle;
     - the file, or a module it star-imports, writes its globals by name:
@@ -147,12 +149,14 @@ class DeprecatedAmpApi(Rule):
       class, an annotation, a variable holding the class, an attribute of
       it): the new object is no instance of the deprecated class;
     - the file, or a module of the project it imports (`import
-      ports.npu`), replaces the old API, the new one or a module holding
-      them at run time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast =
-      npu_autocast`, `setattr(torch.cuda.amp, "GradScaler", ...)`, a
-      port to another device): the old spelling calls the replacement,
-      the new one would not (a module imported only by another file, or
-      through a module it imports, is not seen);
+      ports.npu`), directly or through the modules of the project those
+      import in turn (`import launch`, which imports `ports.npu`; up to
+      eight imports away, a cycle read once), replaces the old API, the new
+      one or a module holding them at run time (`torch.cuda.amp =
+      torch.xpu.amp`, `amp.autocast = npu_autocast`,
+      `setattr(torch.cuda.amp, "GradScaler", ...)`, a port to another
+      device): the old spelling calls the replacement, the new one would not
+      (a module imported only by another file is not seen);
     - the call unpacks arguments (`*args`, `**kwargs`), names a device
       already, or passes autocast more than its three positional arguments;
     - the API is a bare decorator that builds an object (`@autocast`);
@@ -1107,9 +1111,12 @@ class DeprecatedAmpApi(Rule):
         time (`torch.cuda.amp = torch.xpu.amp`, `amp.autocast = npu_autocast`,
         `setattr(torch.cuda.amp, "GradScaler", ...)`): the old spelling calls
         the patch, the new one would not (or would call a patch that takes the
-        old arguments)."""
+        old arguments). A module loaded by name (`importlib.import_module(name)`)
+        may replace any of them."""
         if self._patched_names is None:
-            self._patched_names = torch_names_patched(self.ctx, self.ctx.qualified_name) | patched_by_imports(self.ctx.external)
+            qualify = self.ctx.qualified_name
+            self._patched_names = (torch_names_patched(self.ctx, qualify) | dynamic_patches(self.ctx, qualify)
+                                   | patched_by_imports(self.ctx.external))
         return any(qualified == name or qualified.startswith(name + ".") for name in self._patched_names)
 
     def _classes_used_beyond_calls(self) -> set[str]:

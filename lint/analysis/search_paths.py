@@ -3,7 +3,8 @@
 Detection and pose repositories keep their packages under `lib/` and start
 each script with `import _init_paths`, a module of the scripts' folder that
 runs `sys.path.insert(0, osp.join(osp.dirname(__file__), '..', 'lib'))`
-(often through a helper, `add_path(lib_path)`); the scripts then import
+(often through a helper, `add_path(lib_path)`; or `sys.path.append(p)`,
+`sys.path.extend([p, q])`, `sys.path += [p]`, `sys.path[:0] = [p, q]`); the scripts then import
 `from core.function import train`. Only a folder spelled from `__file__`
 (`os.path` or `pathlib`, through names the module binds once) is known: a
 folder relative to the working directory, or computed any other way, is not,
@@ -29,6 +30,9 @@ _ADDERS = {"sys.path.insert": 1, "sys.path.append": 0}  # the place of the folde
 _FRONT, _BACK = "front", "back"  # `sys.path.insert(0, p)`: before every folder already there; `append`: after
 _UNKNOWN = object()  # a folder added that is not known
 _Step = tuple[str, object]  # (_FRONT or _BACK, a folder or _UNKNOWN)
+_LOST: _Step = (_FRONT, _UNKNOWN)  # a change not understood: before any folder known, so that none is
+# statements whose body runs at import time as many times as it may: none, once or more
+_BLOCKS = (cst.For, cst.While, cst.Try, cst.TryStar, cst.With)
 
 
 def search_paths(ctx: SemanticModel) -> SearchPaths:
@@ -42,7 +46,9 @@ def _steps(ctx: SemanticModel, body: Sequence[cst.BaseStatement], adders: dict[s
            values: dict[str, str | None]) -> list[_Step] | None:
     """What the statements of `body` (the module's, or an `if`'s) add, in order: their
     simple statements and those under an `if` (`if lib_path not in sys.path:
-    sys.path.insert(0, lib_path)`); None when it depends on which arm of an `if` runs."""
+    sys.path.insert(0, lib_path)`); None when it depends on which arm of an `if` runs.
+    What a loop, `try` or `with` adds (`for p in paths: sys.path.insert(0, p)`) is not
+    followed: not known."""
     found: list[_Step] = []
     for statement in body:
         if type(statement) is cst.SimpleStatementLine:
@@ -52,7 +58,16 @@ def _steps(ctx: SemanticModel, body: Sequence[cst.BaseStatement], adders: dict[s
             if arms is None:
                 return None
             found += arms
+        elif type(statement) in _BLOCKS and _adds_within(ctx, statement, adders, values):
+            found.append(_LOST)
     return found
+
+
+def _adds_within(ctx: SemanticModel, block: cst.CSTNode, adders: dict[str, tuple[int, str | None]],
+                 values: dict[str, str | None]) -> bool:
+    """Whether a statement of `block`, at any depth, changes `sys.path`."""
+    return any(_small_steps(ctx, node.body, adders, dict(values))  # type: ignore[attr-defined]
+               for node in ctx.subtree(block) if type(node) is cst.SimpleStatementLine)
 
 
 def _small_steps(ctx: SemanticModel, statements: Sequence[cst.BaseSmallStatement],
@@ -60,12 +75,57 @@ def _small_steps(ctx: SemanticModel, statements: Sequence[cst.BaseSmallStatement
     found: list[_Step] = []
     for small in statements:
         if type(small) is cst.Assign:
+            found += _assigned_folders(ctx, small, values)
             _bind(ctx, small, values)
+        elif type(small) is cst.AugAssign and _is_sys_path(ctx, small.target):
+            # `sys.path += [lib]`: `extend`
+            found += _listed(ctx, small.value, _BACK, values) if type(small.operator) is cst.AddAssign else [_LOST]
         elif type(small) is cst.Expr and type(small.value) is cst.Call:
-            step = _added_folder(ctx, small.value, adders, values)
-            if step is not None:
-                found.append(step)
+            found += _added_folders(ctx, small.value, adders, values)
     return found
+
+
+def _is_sys_path(ctx: SemanticModel, node: cst.BaseExpression) -> bool:
+    """`sys.path`, or `path` of `from sys import path`."""
+    return type(node) in (cst.Attribute, cst.Name) and ctx.qualified_name(node) == "sys.path"
+
+
+def _assigned_folders(ctx: SemanticModel, node: cst.Assign, values: dict[str, str | None]) -> list[_Step]:
+    """`sys.path[:0] = [lib, ext]`: both before the folders already there, in that
+    order; another slice, or `sys.path = [...]`, leaves none of them known."""
+    found: list[_Step] = []
+    for target in node.targets:
+        held = target.target
+        if type(held) is cst.Subscript and _is_sys_path(ctx, held.value):
+            found += _listed(ctx, node.value, _FRONT, values) if _front_slice(held) else [_LOST]
+        elif _is_sys_path(ctx, held):
+            found.append(_LOST)
+    return found
+
+
+def _front_slice(node: cst.Subscript) -> bool:
+    """`[:0]` or `[0:0]`: an empty slice at the front."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Slice:
+        return False
+    part = node.slice[0].slice
+    zero = [type(bound) is cst.Integer and bound.value == "0" for bound in (part.lower, part.upper)]
+    return part.step is None and (part.lower is None or zero[0]) and zero[1]
+
+
+def _listed(ctx: SemanticModel, value: cst.BaseExpression, where: str, values: dict[str, str | None]) -> list[_Step]:
+    """The folders of a literal list or tuple added at `where`, in the order Python
+    looks in them once added; what a value that is no literal adds is not known."""
+    if type(value) not in (cst.List, cst.Tuple) or any(
+            type(element) is not cst.Element for element in value.elements):  # type: ignore[attr-defined]
+        return [(where, _UNKNOWN)]
+    folders = [_folder(ctx, element.value, values) for element in value.elements]  # type: ignore[attr-defined]
+    # each lands at `where` in turn: the front's last one first, so that the first stays first
+    return [(where, folder) for folder in (reversed(folders) if where == _FRONT else folders)]
+
+
+def _folder(ctx: SemanticModel, expr: cst.BaseExpression, values: dict[str, str | None]) -> object:
+    value = _path_value(ctx, expr, values)
+    return _UNKNOWN if value in (None, _FILE) else value
 
 
 def _arms(ctx: SemanticModel, statement: cst.If, adders: dict[str, tuple[int, str | None]],
@@ -139,21 +199,24 @@ def _bind(ctx: SemanticModel, node: cst.Assign, values: dict[str, str | None]) -
             values[name] = None if name in values else _path_value(ctx, node.value, values)
 
 
-def _added_folder(ctx: SemanticModel, call: cst.Call, adders: dict[str, tuple[int, str | None]],
-                  values: dict[str, str | None]) -> _Step | None:
-    """Where `sys.path.insert(0, p)`, `sys.path.append(p)` or `add_path(p)` puts
-    which folder; None for a call that adds nothing."""
+def _added_folders(ctx: SemanticModel, call: cst.Call, adders: dict[str, tuple[int, str | None]],
+                   values: dict[str, str | None]) -> list[_Step]:
+    """Where `sys.path.insert(0, p)`, `sys.path.append(p)`, `sys.path.extend([p, q])`
+    or `add_path(p)` puts which folders; none for a call that adds nothing."""
     name = ctx.call_name(call)
+    if name == "sys.path.extend":
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return [_LOST]
+        return _listed(ctx, call.args[0].value, _BACK, values)
     if name in _ADDERS:
         index, where = _ADDERS[name], _where(call)
     elif type(call.func) is cst.Name and call.func.value in adders:
         index, where = adders[call.func.value]
     else:
-        return None
+        return []
     if where is None or len(call.args) <= index or any(arg.keyword is not None or arg.star for arg in call.args):
-        return _FRONT, _UNKNOWN  # before any folder known, so that none is
-    value = _path_value(ctx, call.args[index].value, values)
-    return where, _UNKNOWN if value in (None, _FILE) else value
+        return [_LOST]
+    return [(where, _folder(ctx, call.args[index].value, values))]
 
 
 def _where(call: cst.Call) -> str | None:

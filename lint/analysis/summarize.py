@@ -50,7 +50,7 @@ from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
     sampler_shuffle,
 )
-from trainlint.analysis.runtime_patches import amp_patches, module_runs, torch_names_patched
+from trainlint.analysis.runtime_patches import module_run, module_runs
 from trainlint.analysis.search_paths import search_paths
 from trainlint.analysis.torch_binding import module_facts, star_questions
 from trainlint.analysis.scopes import (
@@ -66,9 +66,8 @@ from trainlint.context import FileContext
 from trainlint.hooks import HookCall, HookLoop, LoopCall, hook_key
 from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
-from trainlint.semantic import SemanticModel
 from trainlint.summaries import (
-    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, MODULE_RUN, SCALER_STEP, SCALER_UPDATE,
+    BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
     SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
@@ -2517,12 +2516,9 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
-    # what importing it does: read through its own imports alone, as what the project tells the
-    # file must not change its facts (see `reexports_imported`)
-    patches = amp_patches(torch_names_patched(ctx, lambda expr: SemanticModel.qualified_name(ctx, expr)))
-    run = {MODULE_RUN: Summary(patches=patches)} if patches else {}
-    return FileFacts({**summaries.open, **named_tuples, **run, **module_facts(ctx)}, frozenset(called), imports,
-                     stars, bases, search_paths(ctx))
+    # what importing it does (see `module_run`) and how it binds `torch` for a star import
+    facts = {**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx)}
+    return FileFacts(facts, frozenset(called), imports, stars, bases, search_paths(ctx))
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:

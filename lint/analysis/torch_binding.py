@@ -16,7 +16,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import dotted_name
 from trainlint.project import member_of
 from trainlint.semantic import SemanticModel
-from trainlint.summaries import HIDDEN, OTHER, TORCH, TORCH_EXPORT, UNBOUND, Summary
+from trainlint.summaries import GLOBALS_WRITER_WORDS, HIDDEN, OTHER, TORCH, TORCH_EXPORT, UNBOUND, Summary
 
 NAMED_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef, cst.Param})
 _TARGET_PARTS = frozenset({cst.Tuple, cst.List, cst.Element, cst.StarredElement})
@@ -156,6 +156,6 @@ def star_questions(ctx: SemanticModel) -> set[str]:
 
 def module_facts(ctx: SemanticModel) -> dict[str, Summary]:
     """The module's `TORCH_EXPORT` fact, where it binds `torch` or hides it."""
-    dynamic = any(word in ctx.source for word in ("globals", "vars", "exec", "sys.modules"))
+    dynamic = any(word in ctx.source for word in GLOBALS_WRITER_WORDS)
     found = torch_export(ctx) if "torch" in ctx.source or dynamic else UNBOUND
     return {TORCH_EXPORT: Summary(torch_export=found)} if found != UNBOUND else {}

@@ -113,6 +113,10 @@ def test_a_file_alone_reads_imports_four_deep(tmp_path: Path) -> None:
     ("import sys\nprint(sys.path)  # sys.path.insert(0, 'lib')\nfrom core.function import train\n", "", []),
     ("import _init_paths\nfrom core.function import train\n", "import sys\n# sys.path.append('lib')\n",
      ["tools/_init_paths.py"]),
+    # `path` of `from sys import path` is sys.path; a slice assigned adds, an item read does not
+    ("from sys import path\npath.append('lib')\nfrom core.function import train\n", "", ["lib/core/function.py"]),
+    ("import sys\nsys.path[:0] = ['lib']\nfrom core.function import train\n", "", ["lib/core/function.py"]),
+    ("import sys\nroot = sys.path[0]\nfrom core.function import train\n", "", []),
 ])
 def test_a_file_alone_reads_the_modules_a_folder_it_puts_on_the_import_path_holds(
         tmp_path: Path, script: str, init_paths: str, expected: list[str]) -> None:

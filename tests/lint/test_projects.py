@@ -104,6 +104,22 @@ def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache
     init_paths.write_text(init_paths.read_text().replace('"..", "lib")', '"..", "lib_dry")', 1))
     assert ("train.py", 11, "TL404") not in cached()
     assert ("finetune.py", 15, "TL404") in cached()
+def test_modules_that_put_folders_on_the_import_path_run_in_the_order_imported_through_the_cache(
+        tmp_path: Path) -> None:
+    """full_last.py imports z_dry_paths, then a_full_paths: lib/ ends up first, and its
+    `train_one_epoch` steps. Swapping the two imports puts lib_dry/ first: a cached run
+    follows the order as it changes."""
+    project, cached = _copy_with_cached_runs(tmp_path, "search_path_forms_layout")
+    assert ("full_last.py", 14, "TL404") in cached()
+    script = project / "scripts" / "full_last.py"
+    text = script.read_text()
+    script.write_text(text.replace("import z_dry_paths  # noqa: F401\nimport a_full_paths  # noqa: F401\n",
+                                   "import a_full_paths  # noqa: F401\nimport z_dry_paths  # noqa: F401\n"))
+    assert ("full_last.py", 14, "TL404") not in cached()
+    script.write_text(text)
+    assert ("full_last.py", 14, "TL404") in cached()
+
+
 def test_overrides_a_base_class_loop_runs_follow_either_module_through_the_cache(tmp_path: Path) -> None:
     """callbacks.py's overrides are judged as base.py's `Trainer.fit()` runs them: a
     cached run sees the loop stop handing `on_step_end` the loss itself, and see it
@@ -422,6 +438,73 @@ def test_an_amp_api_patched_by_a_module_the_file_imports_is_not_rewritten(tmp_pa
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
 
 
+def test_an_amp_api_patched_by_a_module_imported_through_others_is_not_rewritten(tmp_path: Path) -> None:
+    """train_npu.py imports launch.py, which imports device_setup.py, which imports the port
+    (ports/npu.py) and launch.py back: no fix. train_cuda.py imports speed_setup.py, which
+    imports only cuDNN's settings (and itself): fixed. A cached run sees the middle of the
+    chain stop (and start again) importing the port."""
+    import shutil
+
+    project = tmp_path / "amp_patch_chain_layout"
+    shutil.copytree(PROJECTS / "amp_patch_chain_layout", project)
+    cache = tmp_path / "cache"
+    patched = {"train_npu.py": [], "train_cuda.py": [8, 11]}
+    assert _fixable_amp_lines(project, None) == _fixable_amp_lines(project, cache) == patched
+    setup = project / "device_setup.py"
+    text = setup.read_text()
+    setup.write_text(text.replace("import ports.npu", "import ports.tuning"))
+    assert _fixable_amp_lines(project, cache) == {"train_npu.py": [9, 12], "train_cuda.py": [8, 11]}
+    setup.write_text(text)
+    assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, cache) == patched
+
+
+_AMP_TRAIN = """import torch
+import {module}
+
+
+def train(model, batch):
+    scaler = torch.cuda.amp.GradScaler()
+    with torch.cuda.amp.autocast():
+        loss = model(batch)
+    scaler.scale(loss).backward()
+"""
+_PORT = "import torch\nimport torch_npu\n\ntorch.cuda.amp.autocast = torch_npu.npu.amp.autocast\n"
+
+
+def test_an_amp_api_behind_a_chain_of_imports_too_long_to_follow_is_not_rewritten(tmp_path: Path) -> None:
+    """train_far.py imports far0, which imports far1, ... up to the port far9, ten imports
+    away: past the chain the project follows, what it patches is not known, so no fix.
+    train_near.py imports near0 ... near7, as far as the chain is followed, and near7
+    imports only `os`: fixed."""
+    for name, length in (("far", 9), ("near", 7)):
+        (tmp_path / f"train_{name}.py").write_text(_AMP_TRAIN.format(module=f"{name}0"))
+        for step in range(length):
+            (tmp_path / f"{name}{step}.py").write_text(f"import {name}{step + 1}\n")
+    (tmp_path / "far9.py").write_text(_PORT)
+    (tmp_path / "near7.py").write_text("import os\n")
+    for cache in (None, tmp_path / "cache"):
+        fixable = _fixable_amp_lines(tmp_path, cache)
+        assert (fixable["train_far.py"], fixable["train_near.py"]) == ([], [6, 7])
+
+
+@pytest.mark.parametrize("load", ['importlib.import_module("port")', '__import__("port")',
+                                  'runpy.run_path("port.py")'])
+def test_an_amp_api_after_a_module_that_imports_by_name_is_not_rewritten(tmp_path: Path, load: str) -> None:
+    """launch.py loads the port by a name it spells in a call (`importlib.import_module`,
+    `__import__`, `runpy`): which module runs is not followed, so it may patch AMP: no
+    fix in train.py, which imports launch, nor in train_self.py, which loads it itself.
+    plain.py only mentions `import_module` in a comment: train_plain.py keeps the fix."""
+    (tmp_path / "port.py").write_text(_PORT)
+    (tmp_path / "launch.py").write_text(f"import importlib\nimport runpy\n\n{load}\n")
+    (tmp_path / "plain.py").write_text("import os  # not importlib.import_module\n")
+    (tmp_path / "train.py").write_text(_AMP_TRAIN.format(module="launch"))
+    (tmp_path / "train_self.py").write_text(_AMP_TRAIN.format(module=f"importlib\nimport runpy\n\n{load}"))
+    (tmp_path / "train_plain.py").write_text(_AMP_TRAIN.format(module="plain"))
+    for cache in (None, tmp_path / "cache"):
+        fixable = _fixable_amp_lines(tmp_path, cache)
+        assert (fixable["train.py"], fixable["train_self.py"], fixable["train_plain.py"]) == ([], [], [6, 7])
+
+
 def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: Path) -> None:
     """train.py does `from models import *`; the package's modules bind `torch` by `import
     torch` alone (vit.py) or keep their imports out of `__all__` (resnet.py): the fix to
@@ -442,8 +525,10 @@ def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: P
     vit.write_text(vit_text)
     assert _fixable_amp_lines(project, cache) == fixed
     # resnet.py binds `torch` otherwise, behind an `__all__` that leaves it out; then without it
+    # (from a stand-in: backend.py loads a module by name, which may patch anything of torch)
+    (project / "stand_in.py").write_text("torch = object()\n")
     resnet.write_text(resnet_text.replace(
-        "import torch.nn as nn\n", "import torch.nn as nn\nfrom backend import torch\n"))
+        "import torch.nn as nn\n", "import torch.nn as nn\nfrom stand_in import torch\n"))
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == fixed
     hidden = resnet.read_text()
     resnet.write_text(hidden.replace('__all__ = ["ResNet"]\n',
@@ -456,14 +541,75 @@ def test_a_star_import_of_a_package_that_imports_torch_keeps_the_fix(tmp_path: P
     assert _fixable_amp_lines(project, cache) == _fixable_amp_lines(project, None) == refused
 
 
+_HELPER = "def helper():\n    pass\n"
+_IMPORTS_HELPERS = "\nimport helpers  # noqa: E402\n"
+
+
+@pytest.mark.parametrize(("added", "fixed"), [
+    # a package's submodule `torch` that nothing imports: the star import binds torch
+    ({"models/torch.py": _HELPER}, [9, 12]),
+    ({"models/torch/__init__.py": ""}, [9, 12]),
+    # imported by the package itself, or by a module the file imports: the package's `torch`
+    ({"models/torch.py": _HELPER, "models/__init__.py": "from .torch import helper\n"}, []),
+    ({"models/torch/__init__.py": "", "models/__init__.py": "from . import torch as backend\n"}, []),
+    ({"models/torch.py": _HELPER, "helpers.py": "import models.torch\n", "train.py": _IMPORTS_HELPERS}, []),
+    ({"models/torch.py": _HELPER, "helpers.py": "from models import torch\n", "train.py": _IMPORTS_HELPERS}, []),
+    # another package's submodule `torch`: not the one the star import reads
+    ({"models/torch.py": _HELPER, "other/__init__.py": "", "other/torch.py": _HELPER,
+      "helpers.py": "import other.torch\n", "train.py": _IMPORTS_HELPERS}, [9, 12]),
+    # a namespace package `models/torch/`: no file of the run says who imports it
+    ({"models/torch/ops.py": "SCALE = 2\n"}, []),
+])
+def test_a_star_import_of_a_package_with_a_submodule_torch_keeps_the_fix_until_it_is_imported(
+        tmp_path: Path, added: dict[str, str], fixed: list[int]) -> None:
+    """A submodule `models/torch.py` becomes the package's `torch` only once something
+    imports it: the package's `__init__.py`, or a module the file's imports run. Until
+    then `from models import *` binds `torch` to torch, and the fix is offered."""
+    import shutil
+
+    project = tmp_path / "star_torch_layout"
+    shutil.copytree(PROJECTS / "star_torch_layout", project)
+    for name, text in added.items():
+        target = project / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((target.read_text() if target.exists() else "") + text)
+    assert _fixable_amp_lines(project, None)["train.py"] == fixed
+    assert _fixable_amp_lines(project, tmp_path / "cache")["train.py"] == fixed
+
+
+@pytest.mark.parametrize(("changed", "fixed"), [
+    ({}, [6, 10]),  # utils.py: `import torch` and helpers: read, and it binds torch
+    ({"utils.py": "def backend():\n    return None\n\n\ntorch = backend()\n"}, []),  # it rebinds it
+    ({"utils.py": "from backend import *\n", "backend.py": "torch = None\n"}, []),  # so does its own star import
+    ({"utils.py": "LR = 0.1\n"}, [6, 10]),  # constants only: no member, and it binds no torch
+    ({"utils.py": None}, []),  # not linted: what it binds is not known
+])
+def test_a_star_import_of_a_plain_helper_module_is_read_for_how_it_binds_torch(
+        tmp_path: Path, changed: dict[str, str | None], fixed: list[int]) -> None:
+    """star_import_layout's train.py (given an `import torch` of its own) does `from utils
+    import *`, a module of helper functions (`def accuracy`): it is read, and it binds
+    `torch` to torch, so the fix is offered, until it binds `torch` otherwise or cannot
+    be read."""
+    import shutil
+
+    project = tmp_path / "star_import_layout"
+    shutil.copytree(PROJECTS / "star_import_layout", project)
+    train = project / "train.py"
+    train.write_text("import torch\n" + train.read_text())
+    for name, text in changed.items():
+        if text is None:
+            (project / name).unlink()
+        else:
+            (project / name).write_text(text)
+    assert _fixable_amp_lines(project, None)["train.py"] == fixed
+    assert _fixable_amp_lines(project, tmp_path / "cache")["train.py"] == fixed
+
+
 _VIT = Path("models") / "vit.py"
 _RESNET = Path("models") / "resnet.py"
 
 
 @pytest.mark.parametrize(("changed", "added"), [
-    # a submodule `models/torch.py`: importing it anywhere makes it the package's `torch`
-    (Path("models") / "torch.py", "def helper():\n    pass\n"),
-    (Path("models") / "torch" / "__init__.py", ""),
     # `__all__` hands on what a module-level `__getattr__` returns for "torch"
     (_VIT, '__all__ = ["torch", "ViT"]\n\n\ndef __getattr__(name):\n    return None\n'),
     (_RESNET, '\n\ndef __getattr__(name):\n    return None\n'),
@@ -480,7 +626,7 @@ _RESNET = Path("models") / "resnet.py"
 def test_a_star_import_of_a_module_that_may_bind_torch_otherwise_withholds_the_fix(
         tmp_path: Path, changed: Path, added: str) -> None:
     """The star_torch_layout's train.py is fixed (see above) until a star-imported module
-    may bind `torch` to something else: a package submodule named `torch`, a module-level
+    may bind `torch` to something else: a module-level
     `__getattr__`, `"torch"` in an `__all__` without `import torch`, `type torch = ...`,
     or a write to its globals by name."""
     import shutil

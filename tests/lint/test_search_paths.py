@@ -43,6 +43,15 @@ def test_a_folder_spelled_from_the_module_file_is_known(source: str, front: tupl
      ("lib_dry",), ("lib",)),
     ("sys.path.insert(0, os.path.join(here, 'lib'))\nsys.path.insert(0, os.path.join(here, 'lib_dry'))\n"
      "sys.path.insert(0, os.path.join(here, 'lib'))\n", ("lib_dry", "lib"), ()),  # already there: it stays where it is
+    ("sys.path.extend([os.path.join(here, 'lib'), os.path.join(here, 'lib_dry')])\n", (), ("lib", "lib_dry")),
+    ("sys.path += [os.path.join(here, 'lib')]\nsys.path += (os.path.join(here, 'lib_dry'),)\n", (), ("lib", "lib_dry")),
+    ("sys.path[:0] = [os.path.join(here, 'lib'), os.path.join(here, 'lib_dry')]\n", ("lib", "lib_dry"), ()),
+    ("sys.path.insert(0, os.path.join(here, 'ext'))\nsys.path[0:0] = [os.path.join(here, 'lib')]\n",
+     ("lib", "ext"), ()),
+    ("from sys import path\npath.insert(0, os.path.join(here, 'lib'))\n", ("lib",), ()),
+    # a loop that leaves sys.path alone
+    ("sys.path.insert(0, os.path.join(here, 'lib'))\nfor n in ('A', 'B'):\n    os.environ.setdefault(n, '1')\n",
+     ("lib",), ()),
 ])
 def test_folders_are_looked_in_as_python_looks_in_them(calls: str, front: tuple[str, ...],
                                                        back: tuple[str, ...]) -> None:
@@ -71,6 +80,20 @@ def test_a_folder_added_in_one_arm_of_an_if_is_known_only_when_that_arm_always_r
     ("sys.path.append(os.environ['EXTRA'])\nsys.path.append(os.path.join(here, 'lib'))\n", SearchPaths()),
     ("sys.path.insert(0, os.path.join(here, 'lib'))\nsys.path.append(os.environ['EXTRA'])\n", SearchPaths(("lib",))),
     ("sys.path.insert(1, os.path.join(here, 'lib'))\n", SearchPaths()),  # after the script's folder
+    ("sys.path.extend([os.environ['EXTRA'], os.path.join(here, 'lib')])\n", SearchPaths()),
+    ("sys.path.extend(os.environ['EXTRA'].split(':'))\nsys.path.append(os.path.join(here, 'lib'))\n", SearchPaths()),
+    ("sys.path[:0] = [os.environ['EXTRA'], os.path.join(here, 'lib')]\n", SearchPaths()),
+    ("sys.path[1:1] = [os.path.join(here, 'lib')]\n", SearchPaths()),  # after the script's folder
+    ("sys.path.insert(0, os.path.join(here, 'lib'))\nsys.path = [os.environ['EXTRA']] + sys.path\n", SearchPaths()),
+    ("sys.path.insert(0, os.path.join(here, 'lib'))\nsys.path[:] = [os.environ['EXTRA']]\n", SearchPaths()),
+    # `path` of `from sys import path` is sys.path
+    ("from sys import path\npath.insert(0, os.path.join(here, 'lib'))\npath[:0] = [os.environ['EXTRA']]\n",
+     SearchPaths()),
+    # what a loop, `try` or `with` adds runs as many times as it may
+    ("sys.path.insert(0, os.path.join(here, 'lib'))\nfor p in [os.environ['EXTRA']]:\n    sys.path.insert(0, p)\n",
+     SearchPaths()),
+    ("sys.path.insert(0, os.path.join(here, 'lib'))\ntry:\n    import ext\n"
+     "except ImportError:\n    sys.path.insert(0, os.environ['EXTRA'])\n", SearchPaths()),
 ])
 def test_what_comes_after_a_folder_not_known_is_not_known(calls: str, expected: SearchPaths) -> None:
     assert _paths(_HERE + calls) == expected
@@ -83,6 +106,8 @@ def test_what_comes_after_a_folder_not_known_is_not_known(calls: str, expected: 
     "import os, sys\ndef setup():\n    sys.path.append(os.path.dirname(__file__))\n",  # only if setup() runs
     "import os, sys\nsys.path.append(__file__)\n",  # a file, no folder
     "import os\npaths = []\npaths.append(os.path.dirname(__file__))\n",  # another list
+    "import os\npaths = []\npaths.extend([os.path.dirname(__file__)])\npaths += [os.path.dirname(__file__)]\n",
+    "import os\npaths = []\npaths[:0] = [os.path.dirname(__file__)]\n",
     _HERE + "sys.path.append(os.path.join(here, 'C:\\\\lib'))\n",  # absolute on Windows
     _HERE + "sys.path.append(os.path.join(here, '~', 'lib'))\n",  # the user's home, once expanded
 ])
