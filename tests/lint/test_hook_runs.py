@@ -86,6 +86,19 @@ def test_a_loop_calling_many_hooks_reads_its_body_a_bounded_number_of_times(monk
     assert read <= 2 * sum(1 for _ in summarize.iter_nodes(ctx.module))  # the body, once or twice
 
 
+def _count_merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the C3 merges from now on, in the one item of the list returned."""
+    merges = [0]
+    merge = mro.c3_merge
+
+    def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
+        merges[0] += 1
+        return merge(sequences)
+
+    monkeypatch.setattr(mro, "c3_merge", counted)
+    return merges
+
+
 def test_a_chain_of_subclasses_each_adding_a_mixin_merges_each_order_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each class's C3 order is merged from its bases' orders, kept once worked out, not
     merged again for every ancestor of every class of the chain; the order is Python's."""
@@ -97,17 +110,9 @@ def test_a_chain_of_subclasses_each_adding_a_mixin_merges_each_order_once(monkey
     source = "".join(lines)
     ctx = FileContext("input.py", source, cst.parse_module(source))
     targets = ctx.summaries.targets
-    merges = 0
-    merge = mro.c3_merge
-
-    def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
-        nonlocal merges
-        merges += 1
-        return merge(sequences)
-
-    monkeypatch.setattr(mro, "c3_merge", counted)
+    merges = _count_merges(monkeypatch)
     lineages = {name: targets.lineage(name) for name in reversed(targets.classes)}
-    assert merges <= classes + 1
+    assert merges[0] <= classes + 1
     namespace: dict[str, object] = {}
     exec(source, namespace)
     assert all(lineage == tuple(c.__name__ for c in namespace[name].__mro__[:-1])  # type: ignore[attr-defined]
@@ -133,17 +138,9 @@ def test_a_chain_of_subclasses_across_modules_merges_each_order_once(
     once worked out, however many of its subclasses ask; the order is Python's."""
     classes = 5  # with their mixins, `Base` and `Root`, as many as a lineage followed holds
     project, source = _module_chain(tmp_path, classes)
-    merges = 0
-    merge = mro.c3_merge
-
-    def counted(sequences: list[tuple[str, ...]]) -> list[str] | None:
-        nonlocal merges
-        merges += 1
-        return merge(sequences)
-
-    monkeypatch.setattr(mro, "c3_merge", counted)
+    merges = _count_merges(monkeypatch)
     lineages = {i: project._lineage(str(tmp_path / f"m{i}.py"), f"C{i}") for i in reversed(range(classes))}
-    assert merges <= 2 * classes + 2  # each class and each mixin once, `Base` and `Root`
+    assert merges[0] <= 2 * classes + 2  # each class and each mixin once, `Base` and `Root`
     namespace: dict[str, object] = {}
     exec(source, namespace)
     assert all(whole and [name for _, name in lineage] == [c.__name__ for c in namespace[f"C{i}"].__mro__[:-1]]  # type: ignore[attr-defined]
