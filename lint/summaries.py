@@ -288,6 +288,13 @@ class Summary:
     # a method of an `nn.Module` class that runs the module's layers as its `forward` does,
     # with no decorator and no grad mode of its own (see `trainlint.analysis.evaluation.runs_layers`)
     runs_layers: bool = False
+    # (param, method): a param whose method (`model.predict(x)`) it calls in an evaluation
+    # loop of its own, where a forward of it would count in `forwards`: a caller whose
+    # model's class runs its layers in that method (its `layer_methods`) evaluates so
+    method_forwards: tuple[tuple[str, str], ...] = ()
+    # of a class's `__init__`: its class's methods that run its layers (`runs_layers`),
+    # as `Class.method`, so that a caller in another module knows them by the class it builds
+    layer_methods: frozenset[str] = frozenset()
     # the kind of object every return gives whole where it is a scheduler (`return
     # StepLR(opt, 10)`, see `Receivers.returned_kinds`); a `ReduceLROnPlateau` is none
     returns_kind: str = ""
@@ -446,6 +453,8 @@ class Summary:
             **({"called_through": [list(item) for item in self.called_through]} if self.called_through else {}),
             **({"wrapped_forwards": [list(item) for item in self.wrapped_forwards]} if self.wrapped_forwards else {}),
             **({"runs_layers": True} if self.runs_layers else {}),
+            **({"method_forwards": [list(item) for item in self.method_forwards]} if self.method_forwards else {}),
+            **({"layer_methods": sorted(self.layer_methods)} if self.layer_methods else {}),
             **({"returns_kind": self.returns_kind} if self.returns_kind else {}),
             **({"leaves_eval": sorted(self.leaves_eval)} if self.leaves_eval else {}),
             **({"updates_if": sorted(self.updates_if)} if self.updates_if else {}),
@@ -516,6 +525,8 @@ class Summary:
             wrapped_forwards=tuple((param, callee, slot)
                                    for param, callee, slot in data.get("wrapped_forwards", ())),  # type: ignore[union-attr]
             runs_layers=bool(data.get("runs_layers")),
+            method_forwards=tuple((param, method) for param, method in data.get("method_forwards", ())),  # type: ignore[union-attr]
+            layer_methods=frozenset(data.get("layer_methods", ())),  # type: ignore[arg-type]
             returns_kind=str(data.get("returns_kind", "")),
             leaves_eval=frozenset(data.get("leaves_eval", ())),  # type: ignore[arg-type]
             updates_if=frozenset(data.get("updates_if", ())),  # type: ignore[arg-type]

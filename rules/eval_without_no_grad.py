@@ -173,6 +173,13 @@ class EvalWithoutNoGrad(Rule):
     a class of the project whose forward may run without grad or is not known, nor,
     for a model put in eval mode here, where the code around the call back-propagates
     or steps (loops beside it aside: what the call returns may be trained through).
+    Such a function's own loop may also call a method of the model it is handed
+    other than its forward (SASRec's `evaluate(model, dataset, args)` running
+    `model.predict(...)` per user), under the same conditions: reported where the
+    model is built here by one call of a class of the project (of this file or of
+    another module) that defines that method and runs its layers in it (as
+    `lm_model.log_prob(words)` above); not for a method that runs no layers
+    (`model.num_params()`), one the class inherits, nor a class the project cannot tell.
     Helpers are followed four functions deep within a module, and across modules as
     far as their summaries link them. A function of the file that serves both phases
     by a flag (`def run_epoch(model, loader, train)` switching `model.train() if train
@@ -3161,7 +3168,7 @@ class EvalWithoutNoGrad(Rule):
             self._left = {call: left for call in self.ctx.nodes_of(cst.Call) if (left := self._left_in_eval(call))}
             self._switched |= {name.rpartition(".")[2] for left in self._left.values() for name in left}
         # functions that evaluate, in a loop of their own, a model they are handed (see `_evaluated_elsewhere`)
-        self._forwarding = any(summary.forwards for summary in summaries)
+        self._forwarding = any(summary.forwards or summary.method_forwards for summary in summaries)
         # functions of other modules that run the forward of a model they are handed (see `_runs_elsewhere`)
         self._running = any(summary.called_forwards for summary in self.ctx.summaries.external.values())
         # calls of the file's functions made with a model in eval mode, by callee; the
@@ -3416,7 +3423,8 @@ class EvalWithoutNoGrad(Rule):
             or (self.ctx.local_callee(node) is not None
                 and any(_last_name(arg.value) in self._switched for arg in node.args))
             # a function of another module, or a method, that evaluates what it is handed
-            or (self._forwarding and self._evaluating(node, "forwards") is not None)
+            or (self._forwarding and (self._evaluating(node, "forwards") is not None
+                                      or self._evaluating(node, "method_forwards") is not None))
             # a function of another module that runs the forward of what it is handed
             or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
 
@@ -3467,7 +3475,8 @@ class EvalWithoutNoGrad(Rule):
                     and self._in_evaluation_loop(node, facts):
                 self._reported_calls.add(node)
                 self.report(node)
-            elif self._forwarding and self._evaluated_elsewhere(node, facts):
+            elif self._forwarding and (self._evaluated_elsewhere(node, facts)
+                                       or self._methods_evaluated_elsewhere(node, facts)):
                 self.report(node, _ELSEWHERE.format(self.ctx.code(node.func)))
             elif node not in self._by_flag and self._evaluates_by_flag(node, facts):
                 self._by_flag.add(node)
@@ -3523,12 +3532,7 @@ class EvalWithoutNoGrad(Rule):
             # loader)` of a `def evaluate(model, loader)`, or a wrapper of such): the walk,
             # which follows the model by its name, does not see it run there
             summary = self._evaluating(call, "forwards", local=True)
-        if summary is None or summary.does(TRAIN) or grad_mode_at(self.ctx, call) is not None:
-            return False
-        # what it returns may be back-propagated here (a recurrent unroll of a model whose
-        # BatchNorm is frozen in eval mode): not where the code around the call trains
-        function = self.ctx.enclosing_function(call)
-        if self._function_needs_graph(function if function is not None else self.ctx.module, call):
+        if summary is None or not self._may_evaluate_at(call, summary):
             return False
         if renamed:
             return any(self.ctx.code(arg.value) in models and self.ctx.code(arg.value) != summary.slot(slot)
@@ -3536,6 +3540,42 @@ class EvalWithoutNoGrad(Rule):
                        for slot, arg in argument_slots(call) if summary.slot(slot) in summary.forwards)
         return any(self.ctx.code(model) in models and self._records_graph(model)
                    for model in self._handed(call, summary, summary.forwards))
+
+    def _may_evaluate_at(self, call: cst.Call, summary: Summary) -> bool:
+        """What `call` runs, as `summary` tells, may evaluate what it is handed with grad on:
+        it switches no model to train mode, no grad mode is set here, and nothing around the
+        call needs the graph (what it returns may be back-propagated here: a recurrent unroll
+        of a model whose BatchNorm is frozen in eval mode)."""
+        if summary.does(TRAIN) or grad_mode_at(self.ctx, call) is not None:
+            return False
+        function = self.ctx.enclosing_function(call)
+        return not self._function_needs_graph(function if function is not None else self.ctx.module, call)
+
+    def _methods_evaluated_elsewhere(self, call: cst.Call, models: Facts) -> bool:
+        """`call` runs code out of the walk whose loop calls a method of a model it is
+        handed (its summary's `method_forwards`: SASRec's `evaluate(model, dataset, args)`
+        running `model.predict(...)` per user), and hands it one of `models`, in eval mode
+        here, built as an instance of a class of the project that runs its layers in that
+        method (see `_runs_layers_in`). With the conditions of `_evaluated_elsewhere`."""
+        summary = self._evaluating(call, "method_forwards")
+        if summary is None or not self._may_evaluate_at(call, summary):
+            return False
+        return any(self.ctx.code(arg.value) in models and self._records_graph(arg.value)
+                   and self._runs_layers_in(arg.value, method)
+                   for slot, arg in argument_slots(call)
+                   for param, method in summary.method_forwards if summary.slot(slot) == param)
+
+    def _runs_layers_in(self, model: cst.BaseExpression, method: str) -> bool:
+        """`model` is built by one call of a class of the project (of this file, or
+        imported from another module) that defines `method` and runs its layers there, as
+        its constructor's summary tells (`layer_methods`); not a class whose constructor it
+        inherits (that summary tells of the base's methods)."""
+        targets = self.ctx.summaries.targets
+        built = targets.construction(model)
+        constructor = self.ctx.summaries.of_constructor(built) if built is not None else None
+        target = targets.target(built) if constructor is not None else None  # type: ignore[arg-type]
+        cls = target.removesuffix(".__init__").rpartition(".")[2] if target is not None else ""
+        return bool(cls) and f"{cls}.{method}" in constructor.layer_methods  # type: ignore[union-attr]
 
     def _evaluates_elsewhere(self, call: cst.Call) -> bool:
         """`call` runs code out of the walk that puts a model it is handed in eval mode

@@ -21,6 +21,7 @@ by the training script).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable, TypeVar
 
 import libcst as cst
@@ -106,10 +107,9 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
     if not candidates:
         return NO_FORWARDS
     nodes = ctx.own_nodes(func.body)
-    rebound = {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
+    rebound = _rebound(ctx, nodes, receiver)
     candidates = [item for item in candidates if item[1] not in rebound]
-    if not candidates or any(_needs_graph(ctx, node) for node in nodes) or any(
-            optimizer_name(param) for param in params):
+    if not candidates or _needs_a_graph(ctx, nodes, params):
         return NO_FORWARDS
     candidates = [item for item in candidates if lexical_grad_mode(ctx, item[0]) is None]
     if not candidates:
@@ -137,6 +137,54 @@ def _loop_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, .
                 linked.setdefault((name, *via), None)
     return (frozenset(kept), frozenset(evaluated), tuple(item for item in linked if item[0] not in kept),
             tuple(item for item in evaluated_linked if item[0] not in evaluated))
+
+
+def loop_methods(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
+                 ) -> tuple[tuple[str, str], ...]:
+    """(parameter, method) of each parameter whose public method other than a forward
+    `func` calls in a loop of its own with no grad mode around the call (SASRec's
+    `model.predict(*batch)` per user), with the conditions of `loop_forwards` on a model
+    left in the caller's mode (no decorator, nothing that needs the graph, no switch of
+    its mode, nothing else bound to it): `Summary.method_forwards`, which a caller judges
+    by the class of the model it hands (see `layer_methods`)."""
+    if decorated(func) or (method and func.name.value in _MODEL_METHODS):
+        return ()
+    called: dict[tuple[str, str], None] = {}
+    for call in ctx.calls_in_order(func.body):
+        name = call.func.attr.value if type(call.func) is cst.Attribute else ""  # type: ignore[attr-defined]
+        owner = call.func.value if name else None  # type: ignore[attr-defined]
+        if type(owner) is cst.Name and owner.value in params and not name.startswith("_") \
+                and name not in _NOT_FORWARDS and name != "module" \
+                and repeating_loop(ctx, call) is not None and lexical_grad_mode(ctx, call) is None:
+            called.setdefault((owner.value, name), None)
+    if not called:
+        return ()
+    nodes = ctx.own_nodes(func.body)
+    if _needs_a_graph(ctx, nodes, params):
+        return ()
+    touched = _rebound(ctx, nodes, None) | {ctx.code(mode[0]) for node in nodes if (mode := mode_switch(ctx, node))}
+    return tuple(item for item in called
+                 if not any(model == item[0] or model.startswith(item[0] + ".") for model in touched))
+
+
+def layer_methods(ctx: FileContext, init: cst.FunctionDef) -> frozenset[str]:
+    """`Class.method` of each method of the class whose `__init__` is `init` that runs its
+    layers (see `runs_layers`): `Summary.layer_methods`."""
+    cls = ctx.parent(ctx.parent(init) or init)
+    if init.name.value != "__init__" or type(cls) is not cst.ClassDef:
+        return frozenset()
+    return frozenset(f"{cls.name.value}.{method.name.value}" for method in cls.body.body  # type: ignore[attr-defined]
+                     if type(method) is cst.FunctionDef and runs_layers(ctx, method))
+
+
+def _needs_a_graph(ctx: FileContext, nodes: Sequence[cst.CSTNode], params: tuple[str, ...]) -> bool:
+    """Code of `nodes` needs the autograd graph, or a parameter is named for an optimizer."""
+    return any(_needs_graph(ctx, node) for node in nodes) or any(optimizer_name(param) for param in params)
+
+
+def _rebound(ctx: FileContext, nodes: Sequence[cst.CSTNode], receiver: str | None) -> set[str]:
+    """The names `nodes` bind, as `_handed_model` names models."""
+    return {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
 
 
 def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: tuple[str, ...], method: bool,
@@ -239,7 +287,7 @@ def _instance_forwards(ctx: FileContext, method: cst.FunctionDef) -> frozenset[s
     nodes = ctx.own_nodes(method.body)
     if any(_needs_graph(ctx, node) for node in nodes):
         return frozenset()
-    rebound = {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
+    rebound = _rebound(ctx, nodes, receiver)
     switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
                 if (mode := mode_switch(ctx, node)) is not None}
     return frozenset(name for name in run if name not in rebound
@@ -285,7 +333,7 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     nodes = ctx.own_nodes(func.body)
     if any(_needs_graph(ctx, node) for node in nodes) or any(optimizer_name(param) for param in params):
         return ()
-    rebound = {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
+    rebound = _rebound(ctx, nodes, receiver)
     switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
                 if (mode := mode_switch(ctx, node)) is not None}
     return tuple(item for item in found if item[0] not in rebound

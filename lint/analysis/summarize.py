@@ -27,7 +27,9 @@ from trainlint.analysis.dataflow import (
     DATALOADER as DATALOADER_CLASS, backpropagated_names, backpropagations, bound_names, bound_parts,
     changed_only_elsewhere, dict_entry, reaching, target_names, unpinned_loader,
 )
-from trainlint.analysis.evaluation import called_forwards, loop_forwards, runs_layers, wrapped_forwards
+from trainlint.analysis.evaluation import (
+    called_forwards, layer_methods, loop_forwards, loop_methods, runs_layers, wrapped_forwards,
+)
 from trainlint.analysis.flag_resets import flag_write, pinning_writes
 from trainlint.analysis.flowgraph import assigned_names
 from trainlint.analysis.guards import (
@@ -676,6 +678,8 @@ class _Summarizer:
             called_through=called[1],
             wrapped_forwards=wrapped_forwards(self.ctx, self.func, self.params, method, self.targets.target),
             runs_layers=runs_layers(self.ctx, self.func),
+            method_forwards=loop_methods(self.ctx, self.func, self.params, method),
+            layer_methods=layer_methods(self.ctx, self.func) if method else frozenset(),
             returns_kind=returns_kind,
             returned_items=returned_items,
             leaves_eval=self._left_in_eval(),
