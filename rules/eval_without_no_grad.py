@@ -3423,8 +3423,10 @@ class EvalWithoutNoGrad(Rule):
             or (self.ctx.local_callee(node) is not None
                 and any(_last_name(arg.value) in self._switched for arg in node.args))
             # a function of another module, or a method, that evaluates what it is handed
-            or (self._forwarding and (self._evaluating(node, "forwards") is not None
-                                      or self._evaluating(node, "method_forwards") is not None))
+            or (self._forwarding and self._evaluating(node, "forwards") is not None)
+            # or calls a method of one handed to it in its loop (`model.predict(x)`)
+            or (self._forwarding and any(_last_name(arg.value) in self._switched for arg in node.args)
+                and self._evaluating(node, "method_forwards") is not None)
             # a function of another module that runs the forward of what it is handed
             or (self._running and any(_last_name(model) in self._switched for model in self._run_elsewhere(node))))
 
