@@ -26,7 +26,7 @@ from typing import Any, Callable, TypeVar
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import bound_parts
+from trainlint.analysis.dataflow import bound_names, bound_parts
 from trainlint.analysis.loops import (
     ENABLE_GRAD, NO_GRAD, SET_GRAD_ENABLED, clears_grads, function_grad_mode, is_backward, lexical_grad_mode,
     mode_switch, named_for_an_optimizer, optimizer_name, repeating_loop,
@@ -173,8 +173,32 @@ def layer_methods(ctx: FileContext, init: cst.FunctionDef) -> frozenset[str]:
     cls = ctx.parent(ctx.parent(init) or init)
     if init.name.value != "__init__" or type(cls) is not cst.ClassDef:
         return frozenset()
-    return frozenset(f"{cls.name.value}.{method.name.value}" for method in cls.body.body  # type: ignore[attr-defined]
-                     if type(method) is cst.FunctionDef and runs_layers(ctx, method))
+    body = cls.body.body  # type: ignore[attr-defined]
+    last = {name: at for at, statement in enumerate(body) for name in _class_names_bound(statement)}
+    return frozenset(f"{cls.name.value}.{method.name.value}" for at, method in enumerate(body)
+                     if type(method) is cst.FunctionDef and last.get(method.name.value) == at
+                     and runs_layers(ctx, method))
+
+
+def _class_names_bound(statement: cst.CSTNode) -> set[str]:
+    """The names a statement of a class body may bind: a `def` its own; any other its
+    targets, defs and imports anywhere inside, so that a later `score = no_grad()(score)`
+    or a second `def score` makes the class's `score` another function than a `def`
+    read before it."""
+    if type(statement) in (cst.FunctionDef, cst.ClassDef):
+        return {statement.name.value}  # type: ignore[attr-defined]
+    names: set[str] = set()
+    pending = [statement]
+    while pending:
+        node = pending.pop()
+        names |= bound_names(node)
+        if type(node) in (cst.FunctionDef, cst.ClassDef):
+            names.add(node.name.value)  # type: ignore[attr-defined]
+        elif type(node) is cst.ImportAlias:
+            alias = dotted_name(node.asname.name if node.asname is not None else node.name)  # type: ignore[union-attr]
+            names.add((alias or "").partition(".")[0])
+        pending.extend(node.children)
+    return names
 
 
 def _needs_a_graph(ctx: FileContext, nodes: Sequence[cst.CSTNode], params: tuple[str, ...]) -> bool:
@@ -185,6 +209,16 @@ def _needs_a_graph(ctx: FileContext, nodes: Sequence[cst.CSTNode], params: tuple
 def _rebound(ctx: FileContext, nodes: Sequence[cst.CSTNode], receiver: str | None) -> set[str]:
     """The names `nodes` bind, as `_handed_model` names models."""
     return {as_receiver_path(name, receiver) for node in nodes for name in _bound(node)}
+
+
+def _left_alone(ctx: FileContext, nodes: Sequence[cst.CSTNode], receiver: str | None) -> Callable[[str], bool]:
+    """Whether a model (as `_handed_model` names it) is neither bound anew by `nodes` nor
+    switched to a mode there, itself or a module of it."""
+    rebound = _rebound(ctx, nodes, receiver)
+    switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
+                if (mode := mode_switch(ctx, node)) is not None}
+    return lambda name: name not in rebound and not any(
+        model == name or model.startswith(name + ".") for model in switched)
 
 
 def _wrapped(ctx: FileContext, call: cst.Call, caller: cst.FunctionDef, params: tuple[str, ...], method: bool,
@@ -287,11 +321,8 @@ def _instance_forwards(ctx: FileContext, method: cst.FunctionDef) -> frozenset[s
     nodes = ctx.own_nodes(method.body)
     if any(_needs_graph(ctx, node) for node in nodes):
         return frozenset()
-    rebound = _rebound(ctx, nodes, receiver)
-    switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
-                if (mode := mode_switch(ctx, node)) is not None}
-    return frozenset(name for name in run if name not in rebound
-                     and not any(model == name or model.startswith(name + ".") for model in switched))
+    left_alone = _left_alone(ctx, nodes, receiver)
+    return frozenset(name for name in run if left_alone(name))
 
 
 def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str, ...], method: bool,
@@ -331,13 +362,10 @@ def wrapped_forwards(ctx: FileContext, func: cst.FunctionDef, params: tuple[str,
     if not found:
         return ()
     nodes = ctx.own_nodes(func.body)
-    if any(_needs_graph(ctx, node) for node in nodes) or any(optimizer_name(param) for param in params):
+    if _needs_a_graph(ctx, nodes, params):
         return ()
-    rebound = _rebound(ctx, nodes, receiver)
-    switched = {as_receiver_path(ctx.code(mode[0]), receiver) for node in nodes
-                if (mode := mode_switch(ctx, node)) is not None}
-    return tuple(item for item in found if item[0] not in rebound
-                 and not any(model == item[0] or model.startswith(item[0] + ".") for model in switched))
+    left_alone = _left_alone(ctx, nodes, receiver)
+    return tuple(item for item in found if left_alone(item[0]))
 
 
 def _hands_a_model(call: cst.Call, params: tuple[str, ...], receiver: str | None) -> bool:

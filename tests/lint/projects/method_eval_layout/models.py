@@ -1,7 +1,8 @@
 """Models whose scoring method is not `forward`: `Ranker.score` runs the layers as a
 forward does; `Popularity.score` runs none (a count table), nor does the `score` of
 `ShortlistRanker`, which keeps its base's constructor, and `Ranker.size` only counts
-parameters."""
+parameters. `QuietRanker.score` and `RescoredRanker.score` are bound again after their
+`def`: under `no_grad`, and by a second `def` that runs no layers."""
 import torch
 from torch import nn
 
@@ -38,4 +39,33 @@ class Popularity(nn.Module):
 
 class ShortlistRanker(Ranker):
     def score(self, history, candidates):
+        return -torch.arange(len(candidates), dtype=torch.float)
+
+
+class QuietRanker(nn.Module):
+    def __init__(self, items, dim):
+        super().__init__()
+        self.items = nn.Embedding(items, dim)
+
+    def forward(self, history):
+        return self.items(history).mean(1)
+
+    def score(self, history, candidates):
+        return (self.items(candidates) * self.forward(history).unsqueeze(1)).sum(-1)
+
+    score = torch.no_grad()(score)
+
+
+class RescoredRanker(nn.Module):
+    def __init__(self, items, dim):
+        super().__init__()
+        self.items = nn.Embedding(items, dim)
+
+    def forward(self, history):
+        return self.items(history).mean(1)
+
+    def score(self, history, candidates):
+        return (self.items(candidates) * self.forward(history).unsqueeze(1)).sum(-1)
+
+    def score(self, history, candidates):  # noqa: F811
         return -torch.arange(len(candidates), dtype=torch.float)

@@ -2,7 +2,7 @@
 ranking.py's loops, which call the model's `score` method of models.py."""
 import torch
 
-from models import Popularity, Ranker, ShortlistRanker
+from models import Popularity, QuietRanker, Ranker, RescoredRanker, ShortlistRanker
 from ranking import hit_rate, hit_rate_quietly, sizes
 from store import load_ranker
 
@@ -49,3 +49,12 @@ def shortlisted(users, histories, candidates):
     print(model(histories[users[0]]).shape)
     model.eval()
     return hit_rate(model, users, histories, candidates)
+
+
+def rebound(users, histories, candidates):
+    quiet = QuietRanker(1000, 64)
+    rescored = RescoredRanker(1000, 64)
+    print(quiet(histories[users[0]]).shape, rescored(histories[users[0]]).shape)
+    quiet.eval()
+    rescored.eval()
+    return hit_rate(quiet, users, histories, candidates), hit_rate(rescored, users, histories, candidates)
