@@ -62,6 +62,16 @@ def _worker_error(message: str) -> tuple[str, str, str | None] | None:
     return f"in {origin}", lines[-1].strip(), site
 
 
+def crash_time(ending: dict[str, Any]) -> str:
+    """When a run's exception came: ` in step 31`, or for one raised after the last step,
+    in code that trained nothing (generation or a final evaluation after the loop),
+    ` after step 30, the last optimizer step` (see `Sanitizer.record_ending`)."""
+    step = ending.get("step")
+    if not isinstance(step, int) or isinstance(step, bool):
+        return ""
+    return f" after step {step}, the last optimizer step" if ending.get("after_step") else f" in step {step}"
+
+
 def exited_at(code: int, frame: FrameType | None) -> dict[str, Any]:
     """The ending of a run that called `os._exit(code)` while `frame` ran."""
     if code == 0:

@@ -295,7 +295,9 @@ class Sanitizer:
         if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
             self.ending["peer_lost"] = True
         if self.ending["how"] == "exception":
-            if self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
+            if self.steps and not self._step_began():  # generation, a final evaluation: no step of its own
+                self.ending.update(step=self.steps, after_step=True)
+            elif self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
                 self.ending["step"] = self.step  # the step it happened in
             cuts = self._guard("reading the cut graph", cuts_of, exc.__traceback__) \
                 if exc is not None and cut_graph(self.ending) else None
@@ -306,6 +308,13 @@ class Sanitizer:
                       or freed_graph_advice(self.ending, self.steps))
             if advice is not None:  # backward() of a loss cut off from the model, or through a freed graph
                 self.ending["advice"] = advice
+
+    def _step_began(self) -> bool:
+        """Whether the step being accumulated has begun: a backward pass, or a forward of a
+        model in training mode with gradients, since the last step closed. Code after the
+        loop (sampling text under torch.no_grad, a final evaluation) begins none."""
+        probe = self.probe
+        return bool(probe.graph_roots) or (probe.model_site is not None and self.tracer.training_mode is not False)
 
     def record_os_exit(self, code: int, frame: Any) -> None:
         """The script called `os._exit(code)` while `frame` ran."""

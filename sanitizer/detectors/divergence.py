@@ -469,12 +469,12 @@ class DivergenceDetector(Detector):
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
         if self._pending is not None and not _too_few_to_judge(self._pending):
             self._judge_pending(sink, self._pending, ended=True)
-        crashed = getattr(sink, "crashed_in", None)  # the step an exception of the script ended the run in
+        crashed = getattr(sink, "crashed", None)  # when an exception of the script ended the run
         rising = self._rising
         if crashed is not None and rising is not None and rising.high >= RUN_TO_NAN and self.reported_step is None:
             # high losses in a row that the script crashed on (its own NaN guard, an index
             # computed from them) before the median of RECENT could show them
-            rising.crashed_in = crashed
+            rising.crashed = crashed
             self._report_blow_up(sink, rising)
         self._end_watch()
         diverged, last = self._diverged, self._last
@@ -607,7 +607,7 @@ class DivergenceDetector(Detector):
                  if blow_up.judged is not None and blow_up.judged != blow_up.step else
                  f" and its last {RECENT} losses stay that high" if blow_up.sustained else
                  f" and the loss was non-finite at step {blow_up.nonfinite_at}" if blow_up.nonfinite_at else
-                 f" and the script crashed in step {blow_up.crashed_in}" if blow_up.crashed_in is not None else
+                 f" and the script crashed{blow_up.crashed}" if blow_up.crashed is not None else
                  f" and it blew up again to {format_number(again[1])} at step {blow_up.step + again[0]}, after "
                  "falling back" if again is not None else
                  " and the run ended there" if later == 0 else
@@ -686,7 +686,7 @@ class _BlowUp:
     plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
     after: list[float] = field(default_factory=list)  # the losses since a warm-up blow-up
     nonfinite_at: int | None = None  # the step a loss after a blow-up was Inf or NaN
-    crashed_in: int | None = None  # the step the script crashed in, right after its high losses
+    crashed: str | None = None  # when the script crashed (` in step 43`), right after its high losses
     lr_from: float | None = None  # the learning rate a few steps before it
     lr_to: float | None = None  # and at its latest step
     high: int = 1  # losses that high in a row, past the warm-up

@@ -8,6 +8,7 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy"),
               ("clipped_policy_rollouts.py",), ("clipped_policy_rollouts.py", "--nan-state", "8"),
+              ("crash_after_training.py", "sample"), ("crash_after_training.py", "train"),
               ("tiny_batch_crash.py", "noise"), ("tiny_batch_crash.py", "diverged"), ("tiny_batch_crash.py", "large")]
 
 
@@ -44,15 +45,17 @@ def test_the_healthy_twin_of_the_diverging_run_finishes_clean(script_runs: Scrip
 def test_a_crash_on_the_nan_a_nan_update_left_in_the_weights_follows_that_update(script_runs: ScriptRuns) -> None:
     """seungeunrho/minimalRL's PPO shape: the 8th update's batch holds a NaN state (its
     first epoch is step 22); the weights are NaN from that update on, and the next
-    rollout's `Categorical` rejects its NaN probabilities in step 25. The crash names
-    the NaN batch as what it followed; the healthy run finds nothing."""
+    rollout's `Categorical` rejects its NaN probabilities after step 24, before any
+    work of step 25. The crash names the NaN batch as what it followed; the healthy run
+    finds nothing."""
     healthy = script_runs.get("clipped_policy_rollouts.py")
     assert healthy.returncode == 0 and healthy.events() == [], healthy.stderr
     run = script_runs.get("clipped_policy_rollouts.py", "--nan-state", "8")
     assert run.returncode == 1 and "ValueError: Expected parameter probs" in run.stderr, run.stderr
     problems = run.report["summary"]["problems"]
     assert problems[0]["headline"].startswith(
-        "the script crashed in step 25, with the weights non-finite since step 22 (problem 2): ValueError"), problems
+        "the script crashed after step 24, the last optimizer step, with the weights non-finite since step 22 "
+        "(problem 2): ValueError"), problems
     assert (problems[1]["kind"], problems[1]["step"]) == ("nonfinite_input", 22), problems
     assert run.first("nonfinite_param")["step"] == 22
 
@@ -71,12 +74,14 @@ def test_a_crash_on_the_third_step_of_tiny_batches_follows_no_divergence_from_tw
     assert len(losses) == 3 and 10 * max(losses[:2]) < losses[2] < 43 * max(losses[:2]), losses
     assert run.events("divergence") == [], run.events()
     problems = run.report["summary"]["problems"]
-    assert problems[0]["headline"].startswith("the script crashed: RuntimeError: Parent directory"), problems
+    assert problems[0]["headline"].startswith(
+        "the script crashed after step 3, the last optimizer step: RuntimeError: Parent directory"), problems
     diverged = script_runs.get("tiny_batch_crash.py", "diverged")
     event = diverged.first("divergence")
     assert event["step"] == 2 and event["diverged_at_crash"] is True, event
     assert diverged.report["summary"]["problems"][0]["headline"].startswith(
-        "the script crashed in step 4, after the loss diverged at step 2 (problem 2): RuntimeError"), diverged.report
+        "the script crashed after step 3, the last optimizer step, after the loss diverged at step 2 (problem 2): "
+        "RuntimeError"), diverged.report
 
 
 def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_ended_on(
@@ -92,4 +97,29 @@ def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_en
     event = run.first("divergence")
     assert event["step"] == 3 and event["diverged_at_crash"] is True, event
     assert run.report["summary"]["problems"][0]["headline"].startswith(
-        "the script crashed in step 4, after the loss diverged at step 3"), run.report["summary"]["problems"]
+        "the script crashed after step 3, the last optimizer step, after the loss diverged at step 3"), \
+        run.report["summary"]["problems"]
+
+
+def test_a_crash_in_generation_after_the_loop_came_after_the_last_step(script_runs: ScriptRuns) -> None:
+    """nanoGPT's `generate` without its crop to the block size: after 30 steps the model
+    writes text under torch.no_grad, and the position embedding raises once the text is
+    longer than the 16 positions it has. No step 31 began (no backward, no forward in
+    training mode): the crash came after step 30, the last one."""
+    run = script_runs.get("crash_after_training.py", "sample")
+    assert run.returncode == 1 and "IndexError: index out of range in self" in run.stderr, run.stderr
+    assert run.report["steps"] == 30
+    assert (run.report["ending"]["step"], run.report["ending"]["after_step"]) == (30, True), run.report["ending"]
+    (problem,) = run.report["summary"]["problems"]
+    assert problem["headline"].startswith(
+        "the script crashed after step 30, the last optimizer step: IndexError"), problem
+
+
+def test_a_crash_in_the_forward_of_a_training_step_came_in_that_step(script_runs: ScriptRuns) -> None:
+    """The same model, its step-31 batch holding an id past the vocabulary: the forward
+    of step 31 raises. That step began: the crash came in it."""
+    run = script_runs.get("crash_after_training.py", "train")
+    assert run.returncode == 1 and "IndexError: index out of range in self" in run.stderr, run.stderr
+    assert run.report["ending"]["step"] == 31 and "after_step" not in run.report["ending"], run.report["ending"]
+    (problem,) = run.report["summary"]["problems"]
+    assert problem["headline"].startswith("the script crashed: IndexError"), problem

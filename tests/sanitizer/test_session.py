@@ -615,6 +615,30 @@ def test_a_crash_records_the_step_it_happened_in() -> None:
     assert session.ending["step"] == 6  # five steps done, the sixth under way
 
 
+def test_a_crash_after_the_last_step_in_code_that_trains_nothing_records_that_step() -> None:
+    import io
+
+    import pytest
+    import torch
+    from torch import nn
+
+    from sanitizer import Sanitizer
+
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(RuntimeError):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            for _ in range(5):
+                optimizer.zero_grad()
+                model(torch.randn(2, 3)).sum().backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():  # an evaluation after the loop: no sixth step begins
+                model(torch.randn(2, 3))
+            raise RuntimeError("metric failed")
+    assert session.ending is not None and (session.ending["step"], session.ending["after_step"]) == (5, True)
+
+
 def _gan_turns(clear_discriminator: str, iterations: int = 12, hinge: bool = False) -> list[tuple[str, int | None]]:
     """A GAN whose generator's backward passes run through the discriminator, adding to
     its gradients after its step; the discriminator clears them (or not) before its own.
