@@ -351,12 +351,13 @@ def _roots(groups: list[_Group]) -> list[_Group]:
 
 def _repeats_joined(roots: list[_Group]) -> list[_Group]:
     """The report kept short: roots of a kind judged alike (spikes come back from, or
-    not) told once, with how many more there were; so are a root's symptoms of a kind
-    (those that led up to it apart from those that followed), and its own repeats folded
-    under it through a symptom (a NaN gradient at each step after the first)."""
-    joined: dict[tuple[str, bool], _Group] = {}
+    not) at the same place (`_circumstances`) told once, with how many more there were;
+    so are a root's symptoms of a kind (those that led up to it apart from those that
+    followed), and its own repeats folded under it through a symptom (a NaN gradient at
+    each step after the first)."""
+    joined: dict[tuple[Any, ...], _Group] = {}
     for root in roots:
-        first = joined.setdefault((root.kind, _came_back(root)), root)
+        first = joined.setdefault((root.kind, _came_back(root), *_circumstances(root)), root)
         if first is not root:
             first.count += root.count
             first.symptoms += root.symptoms
@@ -371,6 +372,13 @@ def _repeats_joined(roots: list[_Group]) -> list[_Group]:
                 first.count += symptom.count
         root.symptoms = list(symptoms.values())
     return list(joined.values())
+
+
+def _circumstances(group: _Group) -> tuple[Any, ...]:
+    """Where a group's first event happened (module, parameter, line of the script): roots
+    of a kind that differ there are distinct problems (a NaN in the encoder at step 10, one
+    in the decoder at step 50), not repeats of one."""
+    return tuple(group.first.get(key) for key in ("module", "param", "where"))
 
 
 def _came_back(group: _Group) -> bool:
