@@ -17,7 +17,7 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("goodness_layers.py",), ("goodness_layers.py", "--lr-scale", "1e4"), ("plain", "goodness_layers.py"),
-              ("zero_head_ignored.py",),
+              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
@@ -141,12 +141,15 @@ def test_a_loss_overflowing_on_outputs_an_update_blew_up_names_the_module_not_th
     assert "will not fix" not in problem["advice"]
 
 
+@pytest.mark.parametrize("labels", [(), ("int32",)])
 def test_all_targets_ignored_under_a_zero_initialised_head_is_the_loss_computation(
-        script_runs: ScriptRuns) -> None:
+        script_runs: ScriptRuns, labels: tuple[str, ...]) -> None:
     """A last layer initialised at zero gives outputs of exactly 0 at step 1 and of about
     0.2 at step 2, when every label is ignore_index: that growth is learning from zero, and
-    the NaN is the loss's mean over zero items. It was said the outputs had jumped 10^5-fold."""
-    event = script_runs.get("zero_head_ignored.py").first("nonfinite_loss")
+    the NaN is the loss's mean over zero items. It was said the outputs had jumped 10^5-fold.
+    `int32`: the labels the loss read were made in its call (`tags.int().long()`), gone
+    once the backward pass freed its graph: the note was left out."""
+    event = script_runs.get("zero_head_ignored.py", *labels).first("nonfinite_loss")
     assert (event["step"], event["module"], event["origin"]) == (2, None, "loss_computation"), event
     assert "every target of F.cross_entropy equals ignore_index (-100)" in event["message"], event
 
