@@ -17,7 +17,7 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("goodness_layers.py",), ("goodness_layers.py", "--lr-scale", "1e4"), ("plain", "goodness_layers.py"),
-              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"),
+              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"), ("masked_helper_loss.py",),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
@@ -139,6 +139,16 @@ def test_a_loss_overflowing_on_outputs_an_update_blew_up_names_the_module_not_th
     problem = run.report["summary"]["problems"][0]
     assert problem["kind"] == "nonfinite_loss" and "lower the learning rate" in problem["advice"], problem
     assert "will not fix" not in problem["advice"]
+
+
+def test_a_loss_a_helper_of_another_module_made_non_finite_points_at_the_helper(script_runs: ScriptRuns) -> None:
+    """The loop's `loss = masked_token_loss(logits, tags, mask)` calls a helper of
+    token_losses.py, whose masked mean is 0 / 0 on a batch of padding only: the event
+    points at the helper's line computing that mean (it pointed at the loop's call). A
+    helper in the script itself keeps its call's line (`loss = compute_loss(` above)."""
+    event = script_runs.get("masked_helper_loss.py").first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (5, "loss_computation"), event
+    assert event["where"] == f"token_losses.py:{line_of('token_losses.py', 'return kept.sum() / mask.sum()')}", event
 
 
 @pytest.mark.parametrize("labels", [(), ("int32",)])
