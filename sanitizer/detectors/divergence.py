@@ -718,11 +718,16 @@ def _at_chance(pending: _BlowUp) -> bool:
 
 def _trains_on(after: list[float]) -> bool:
     """The median of the last RECENT losses is under that of the first RECENT by SIGNIFICANT
-    noise sigmas of such a difference (the noise measured from the steps between neighbouring
-    losses; a median of n has 1.25 / sqrt(n) times their sigma)."""
-    steps = [abs(later - earlier) for earlier, later in zip(after, after[1:])]
-    sigma = MAD_TO_SIGMA * median(steps) / math.sqrt(2) * MEDIAN_SIGMA / math.sqrt(RECENT) * math.sqrt(2)
-    return median(after[:RECENT]) - median(after[-RECENT:]) >= SIGNIFICANT * sigma
+    noise sigmas of such a difference (`_median_gap_sigma`)."""
+    return median(after[:RECENT]) - median(after[-RECENT:]) >= SIGNIFICANT * _median_gap_sigma(after)
+
+
+def _median_gap_sigma(losses: list[float]) -> float:
+    """The noise sigma of the difference of two medians of RECENT of `losses` (the noise
+    measured from the steps between neighbouring losses; a median of n has 1.25 / sqrt(n)
+    times their sigma)."""
+    steps = [abs(later - earlier) for earlier, later in zip(losses, losses[1:])]
+    return MAD_TO_SIGMA * median(steps) / math.sqrt(2) * MEDIAN_SIGMA / math.sqrt(RECENT) * math.sqrt(2)
 
 
 def _chance_note(blow_up: _BlowUp) -> str:
@@ -779,12 +784,14 @@ def _unjudged_rise(pending: _BlowUp) -> bool:
 def _training_down(after: list[float]) -> bool:
     """The latest losses fell clearly from the highest of the losses since the jump and
     keep falling: their median is under FALLING times the highest median of RECENT losses
-    in a row, and under that of the RECENT before them."""
+    in a row, below it by SIGNIFICANT noise sigmas of such a difference (a noisy plateau's
+    medians of 10 swing 20% around it: the highest of many is no peak it trained down
+    from), and under that of the RECENT before them."""
     if len(after) < 2 * RECENT:
         return False
     last, before = median(after[-RECENT:]), median(after[-2 * RECENT:-RECENT])
     peak = max(median(after[i:i + RECENT]) for i in range(len(after) - RECENT + 1))
-    return last < FALLING * peak and last < before
+    return last < FALLING * peak and peak - last >= SIGNIFICANT * _median_gap_sigma(after) and last < before
 
 
 def _class_indexed(record: StepRecord) -> bool:
