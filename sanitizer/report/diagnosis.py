@@ -375,10 +375,12 @@ def _repeats_joined(roots: list[_Group]) -> list[_Group]:
 
 
 def _circumstances(group: _Group) -> tuple[Any, ...]:
-    """Where a group's first event happened (module, parameter, line of the script): roots
-    of a kind that differ there are distinct problems (a NaN in the encoder at step 10, one
-    in the decoder at step 50), not repeats of one."""
-    return tuple(group.first.get(key) for key in ("module", "param", "where"))
+    """The line of the script a group's first event happened at: roots of a kind at
+    different lines are distinct problems (a NaN in the encoder's forward at step 10, one
+    in the loss at step 50), not repeats of one. Modules or parameters alone do not part
+    them: twelve layers overflowing one after the other at the model's call are one
+    problem told once (+11 more)."""
+    return (group.first.get("where"),)
 
 
 def _came_back(group: _Group) -> bool:
