@@ -47,7 +47,11 @@ def _helper_site(filename: str, tree: ast.Module, line: int) -> str | None:
     value = next((node.value for node in ast.walk(tree)
                   if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno == line), None)
     function = _module_function(filename, value.func) if isinstance(value, ast.Call) else None
-    code = getattr(function, "__code__", None)
+    try:  # a decorated helper (`functools.wraps`): its own code, not the decorator's wrapper
+        function = inspect.unwrap(function) if function is not None else None
+    except ValueError:  # a cycle of `__wrapped__`
+        return None
+    code = function.__code__ if isinstance(function, types.FunctionType) else None
     if code is None or os.path.abspath(code.co_filename) == os.path.abspath(filename) \
             or not locations.is_user_file(code.co_filename):
         return None

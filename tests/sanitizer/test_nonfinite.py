@@ -17,7 +17,7 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("goodness_layers.py",), ("goodness_layers.py", "--lr-scale", "1e4"), ("plain", "goodness_layers.py"),
-              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"), ("masked_helper_loss.py",),
+              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"), ("masked_helper_loss.py",), ("masked_helper_loss.py", "counted"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
@@ -149,6 +149,17 @@ def test_a_loss_a_helper_of_another_module_made_non_finite_points_at_the_helper(
     event = script_runs.get("masked_helper_loss.py").first("nonfinite_loss")
     assert (event["step"], event["origin"]) == (5, "loss_computation"), event
     assert event["where"] == f"token_losses.py:{line_of('token_losses.py', 'return kept.sum() / mask.sum()')}", event
+
+
+def test_a_loss_a_decorated_helper_made_non_finite_points_at_the_helper_not_its_wrapper(
+        script_runs: ScriptRuns) -> None:
+    """The same helper under a `functools.wraps` decorator counting its calls: the event
+    points at the helper's own line computing the mean, not at the wrapper's `return
+    function(*args, **kwargs)`."""
+    event = script_runs.get("masked_helper_loss.py", "counted").first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (5, "loss_computation"), event
+    assert event["where"] == \
+        f"token_losses.py:{line_of('token_losses.py', 'return (per_token * mask).sum() / mask.sum()')}", event
 
 
 @pytest.mark.parametrize("labels", [(), ("int32",)])

@@ -3,11 +3,16 @@ a mean over the tokens its mask keeps. The batch of step 5 is all padding, the m
 no token, and the helper's mean is 0 / 0 = NaN. Expected: the NaN loss points at the
 helper's line that computes it (`return kept.sum() / mask.sum()`), not at the loop's call
 of the helper (loss_from_finite.py `masked`, whose helper is in the script itself, points
-at its call)."""
+at its call). `counted`: the helper is decorated (`functools.wraps`); the NaN loss points
+at the helper's own line, not at the decorator's wrapper."""
+import sys
+
 import torch
 from torch import nn
 
-from token_losses import masked_token_loss
+from token_losses import counted_token_loss, masked_token_loss
+
+token_loss = counted_token_loss if sys.argv[1:] == ["counted"] else masked_token_loss
 
 torch.manual_seed(0)
 tagger = nn.Sequential(nn.Embedding(50, 16), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 6))
@@ -20,7 +25,7 @@ for step in range(1, 9):
     if step == 5:
         mask.zero_()  # a batch of padding only
     logits = tagger(tokens)
-    loss = masked_token_loss(logits, tags, mask)
+    loss = token_loss(logits, tags, mask)
     opt.zero_grad()
     loss.backward()
     opt.step()
