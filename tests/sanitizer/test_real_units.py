@@ -423,6 +423,17 @@ def test_a_climb_over_several_steps_to_a_noisy_plateau_far_above_the_early_level
     assert _divergence_steps(_noisy(dropped, seed, noise=0.5)) == []
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_the_same_climb_trained_back_down_near_the_early_level_is_no_divergence(seed: int) -> None:
+    """The same climb to 40 times 2.3, 20 steps at 92, then trained down over 60 steps to
+    3.0 (1.3 times the early level) and noisy there: the loss came back, no divergence,
+    whether or not one of its noisy losses dipped under 0.8 times the early level."""
+    early = _noisy([2.3] * 10, seed)
+    climb = [2.3 * 40 ** ((k + 1) / 12) for k in range(12)]
+    down = [92.0] * 20 + [92.0 * (3.0 / 92.0) ** ((k + 1) / 60) for k in range(60)] + [3.0] * 60
+    assert _divergence_steps(early + climb + _noisy(down, seed + 100, noise=0.4)) == []
+
+
 def test_steady_climb_is_seen() -> None:
     climb = [0.5 * 1.02 ** i for i in range(200)]
     steps = _divergence_steps(_noisy([2.3 * 0.95 ** i for i in range(60)] + climb, seed=1))
