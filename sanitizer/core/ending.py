@@ -62,6 +62,20 @@ def _worker_error(message: str) -> tuple[str, str, str | None] | None:
     return f"in {origin}", lines[-1].strip(), site
 
 
+def crash_time(ending: dict[str, Any]) -> str:
+    """When a run's exception came: ` in step 31`; for one raised outside the loop around
+    the step's call, in code that trained nothing (generation or a final evaluation after
+    the loop), ` after step 30, the last optimizer step`; for one raised in an outer loop
+    after the step's own loop (an evaluation at an epoch's end), ` after step 30` (see
+    `Sanitizer.record_ending`)."""
+    step = ending.get("step")
+    if not isinstance(step, int) or isinstance(step, bool):
+        return ""
+    if not ending.get("after_step"):
+        return f" in step {step}"
+    return f" after step {step}, the last optimizer step" if ending.get("last_step") else f" after step {step}"
+
+
 def exited_at(code: int, frame: FrameType | None) -> dict[str, Any]:
     """The ending of a run that called `os._exit(code)` while `frame` ran."""
     if code == 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import torch
 
@@ -30,7 +30,7 @@ class LossCall(NamedTuple):
 
     function: str
     kind: str | None
-    target: weakref.ref[torch.Tensor] | None
+    target: Callable[[], torch.Tensor | None] | None  # called: the target, None once it is gone
     ignore_index: int | None = None  # of a class-indexed loss given class labels
     # how many classes a `cross_entropy` averaged over (its input's class dimension):
     # its chance level, a prediction that knows nothing, is ln(classes)
@@ -53,8 +53,23 @@ def call_of(name: str, args: tuple[Any, ...], kwargs: dict[str, Any], kind: str 
         return LossCall(name, kind, weakref.ref(target), classes=classes, one_class=one_class)
     ignore_index = kwargs.get("ignore_index", -100)
     if name in CLASS_INDEXED and isinstance(ignore_index, int) and len(args) <= 2:
-        return LossCall(name, kind, weakref.ref(target), ignore_index, classes, one_class)
+        # held, not weakly: labels made for the call (`F.cross_entropy(out, y.long())`) die
+        # with it, before a NaN loss asks whether they were all ignored; one integer per
+        # sample or token, a fraction of the logits, freed with the step
+        return LossCall(name, kind, _Held(target), ignore_index, classes, one_class)
     return LossCall(name, kind, None, classes=classes, one_class=one_class)
+
+
+class _Held:
+    """A tensor held for the step, read as a weak reference is (`held()`)."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.tensor = tensor
+
+    def __call__(self) -> torch.Tensor:
+        return self.tensor
 
 
 def _class_count(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:

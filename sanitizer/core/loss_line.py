@@ -3,11 +3,18 @@
 A loss written out of tensor ops (`loss = masked_mean(err, mask)`, a hand-written focal
 loss) calls no function the sanitizer watches: the only site it has is where
 `loss.backward()` ran. The script's source says where the tensor that backward was
-called on was last assigned before that line. Read only when an event needs it.
+called on was last assigned before that line; where that assignment only calls a
+function of another module of the script's (`loss = masked_token_loss(logits, tags,
+mask)` from a losses module), the line of that function computing what it returns.
+Read only when an event needs it.
 """
 from __future__ import annotations
 
 import ast
+import inspect
+import os
+import sys
+import types
 
 from sanitizer.core import locations
 
@@ -26,7 +33,71 @@ def loss_site(site: str | None) -> str | None:
     if name is None:
         return site
     assigned = _assigned_before(tree, line, name)
-    return locations.format_site(filename, assigned) if assigned else site
+    if not assigned:
+        return site
+    return _helper_site(filename, tree, assigned) or locations.format_site(filename, assigned)
+
+
+def _helper_site(filename: str, tree: ast.Module, line: int) -> str | None:
+    """Where the function another module of the script's defines computed what it
+    returned, when the assignment at `line` of `filename` is one call of it (`loss =
+    helper(...)`, `loss = losses.helper(...)`): its only `return`'s line, or that of
+    the assignment of the name it returns. None for anything else (a method, a helper of
+    the same file, a function with several returns)."""
+    value = next((node.value for node in ast.walk(tree)
+                  if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.lineno == line), None)
+    function = _module_function(filename, value.func) if isinstance(value, ast.Call) else None
+    try:  # a decorated helper (`functools.wraps`): its own code, not the decorator's wrapper
+        function = inspect.unwrap(function) if function is not None else None
+    except ValueError:  # a cycle of `__wrapped__`
+        return None
+    code = function.__code__ if isinstance(function, types.FunctionType) else None
+    if code is None or os.path.abspath(code.co_filename) == os.path.abspath(filename) \
+            or not locations.is_user_file(code.co_filename):
+        return None
+    helper_tree = locations.parsed_source(code.co_filename)
+    definition = next((node for node in ast.walk(helper_tree) if isinstance(node, ast.FunctionDef)
+                       and node.name == code.co_name
+                       and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == code.co_firstlineno),
+                      None) if helper_tree is not None else None
+    returns = [node for node in _own_nodes(definition) if isinstance(node, ast.Return) and node.value is not None] \
+        if definition is not None else []
+    if len(returns) != 1:
+        return None
+    (done,) = returns
+    assigned = _assigned_before(helper_tree, done.lineno, done.value.id) \
+        if isinstance(done.value, ast.Name) else None  # `return loss`: where loss was computed
+    return locations.format_site(code.co_filename, assigned or done.lineno)
+
+
+def _module_function(filename: str, func: ast.expr) -> types.FunctionType | None:
+    """The plain function `func` (`helper`, `module.helper`) names in the module run from
+    `filename` (the script itself, `__main__`), looked up without running any code."""
+    module = next((module for module in list(sys.modules.values())
+                   if isinstance(getattr(module, "__file__", None), str)
+                   and os.path.abspath(module.__file__) == os.path.abspath(filename)), None)
+    if module is None:
+        return None
+    if isinstance(func, ast.Name):
+        found = vars(module).get(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and isinstance(owner := vars(module).get(func.value.id), types.ModuleType):
+        found = inspect.getattr_static(owner, func.attr, None)
+    else:
+        return None
+    return found if isinstance(found, types.FunctionType) else None
+
+
+def _own_nodes(function: ast.FunctionDef) -> list[ast.AST]:
+    """The nodes of `function`'s body, not those of functions or classes defined in it."""
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def backward_calls(scope: ast.AST, line: int) -> list[ast.Call]:

@@ -64,6 +64,7 @@ from sanitizer.core.probe import (
 from sanitizer.core.script_lint import ScriptLint, entry_file
 from sanitizer.core.sink import Sink
 from sanitizer.core.sources import DataSources, kept_for_validation
+from sanitizer.core.step_calls import StepCall, crash_after_steps, step_call
 from sanitizer.core.tracing import ForwardTracer
 from sanitizer.core.underflow import flush_census
 from sanitizer.detectors import Detector, build_detectors
@@ -197,6 +198,7 @@ class Sanitizer:
         self._backward_since_close = False
         self._stepping: weakref.ref[Any] | None = None  # the optimizer whose step() runs now
         self._nested_steps = 0  # step() calls running inside it (a wrapper's inner optimizer's)
+        self._step_call: StepCall | None = None  # the script's code that called the latest step
         self._backwards_since_step = 0  # backward passes since an optimizer last stepped
         self._most_backwards_per_step = 0  # gradient accumulation, LBFGS's closure: several per step
         self.step_source = StepSource.UNDECIDED
@@ -295,7 +297,12 @@ class Sanitizer:
         if self.world_size > 1 and lost_peer(self.ending):  # another rank's ending, not a cause here
             self.ending["peer_lost"] = True
         if self.ending["how"] == "exception":
-            if self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
+            after = self._after_steps(exc)
+            if after is not None:  # generation, a final evaluation: no step of its own
+                self.ending.update(step=self.steps, after_step=True)
+                if after == "last":
+                    self.ending["last_step"] = True
+            elif self.tracer.saw_forward or self.steps:  # else it ended while setting up: in no step
                 self.ending["step"] = self.step  # the step it happened in
             cuts = self._guard("reading the cut graph", cuts_of, exc.__traceback__) \
                 if exc is not None and cut_graph(self.ending) else None
@@ -306,6 +313,21 @@ class Sanitizer:
                       or freed_graph_advice(self.ending, self.steps))
             if advice is not None:  # backward() of a loss cut off from the model, or through a freed graph
                 self.ending["advice"] = advice
+
+    def _after_steps(self, exc: BaseException | None) -> str | None:
+        """Whether an exception came after the steps so far, in code that began no step,
+        on the evidence of where the script calls its step (`step_calls.crash_after_steps`):
+        `"last"` past every loop around that call, `"after"` past its innermost; else None."""
+        if not self.steps or self._step_began() or self._step_call is None or exc is None:
+            return None
+        return self._guard("placing the crash", crash_after_steps, self._step_call, exc.__traceback__)
+
+    def _step_began(self) -> bool:
+        """Whether the step being accumulated has begun: a backward pass, or a forward of a
+        model in training mode with gradients, since the last step closed. Code after the
+        loop (sampling text under torch.no_grad, a final evaluation) begins none."""
+        probe = self.probe
+        return bool(probe.graph_roots) or (probe.model_site is not None and self.tracer.training_mode is not False)
 
     def record_os_exit(self, code: int, frame: Any) -> None:
         """The script called `os._exit(code)` while `frame` ran."""
@@ -957,6 +979,7 @@ class Sanitizer:
         self._stepping = weakref.ref(optimizer)
         self._stepped = True
         self._nested_steps = 0
+        self._step_call = step_call()
         if outer is not None and not in_backward():  # the step before raised, and the script went on
             if outer is optimizer and not self._backward_since_close:
                 return  # retried at once: the same step

@@ -44,13 +44,15 @@ class Sink:
         return self._session.step
 
     @property
-    def crashed_in(self) -> int | None:
-        """The step an exception of the script ended the run in (not a halt, an interrupt,
-        an exit status, a collective that lost its peer, nor an error while setting up); else None."""
+    def crashed(self) -> str | None:
+        """When an exception of the script ended the run (` in step 43`, ` after step 30, the
+        last optimizer step`: see `crash_time`); None for a halt, an interrupt, an exit status,
+        a collective that lost its peer, an error while setting up, or a normal end."""
+        from sanitizer.core.ending import crash_time
+
         ending = self._session.ending
         crashed = isinstance(ending, dict) and ending.get("how") == "exception" and not ending.get("peer_lost")
-        step = ending.get("step") if crashed else None
-        return step if isinstance(step, int) else None
+        return (crash_time(ending) or None) if crashed else None
 
     @property
     def completed_steps(self) -> int:

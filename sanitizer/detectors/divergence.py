@@ -469,12 +469,12 @@ class DivergenceDetector(Detector):
         # judged on those there are; or one the loss rose on from, judged on CLIMB_WAIT losses
         if self._pending is not None and not _too_few_to_judge(self._pending):
             self._judge_pending(sink, self._pending, ended=True)
-        crashed = getattr(sink, "crashed_in", None)  # the step an exception of the script ended the run in
+        crashed = getattr(sink, "crashed", None)  # when an exception of the script ended the run
         rising = self._rising
         if crashed is not None and rising is not None and rising.high >= RUN_TO_NAN and self.reported_step is None:
             # high losses in a row that the script crashed on (its own NaN guard, an index
             # computed from them) before the median of RECENT could show them
-            rising.crashed_in = crashed
+            rising.crashed = crashed
             self._report_blow_up(sink, rising)
         self._end_watch()
         diverged, last = self._diverged, self._last
@@ -607,7 +607,7 @@ class DivergenceDetector(Detector):
                  if blow_up.judged is not None and blow_up.judged != blow_up.step else
                  f" and its last {RECENT} losses stay that high" if blow_up.sustained else
                  f" and the loss was non-finite at step {blow_up.nonfinite_at}" if blow_up.nonfinite_at else
-                 f" and the script crashed in step {blow_up.crashed_in}" if blow_up.crashed_in is not None else
+                 f" and the script crashed{blow_up.crashed}" if blow_up.crashed is not None else
                  f" and it blew up again to {format_number(again[1])} at step {blow_up.step + again[0]}, after "
                  "falling back" if again is not None else
                  " and the run ended there" if later == 0 else
@@ -686,7 +686,7 @@ class _BlowUp:
     plateau: bool = False  # found by the plateau rule (then `step` is the first loss that high)
     after: list[float] = field(default_factory=list)  # the losses since a warm-up blow-up
     nonfinite_at: int | None = None  # the step a loss after a blow-up was Inf or NaN
-    crashed_in: int | None = None  # the step the script crashed in, right after its high losses
+    crashed: str | None = None  # when the script crashed (` in step 43`), right after its high losses
     lr_from: float | None = None  # the learning rate a few steps before it
     lr_to: float | None = None  # and at its latest step
     high: int = 1  # losses that high in a row, past the warm-up
@@ -718,11 +718,16 @@ def _at_chance(pending: _BlowUp) -> bool:
 
 def _trains_on(after: list[float]) -> bool:
     """The median of the last RECENT losses is under that of the first RECENT by SIGNIFICANT
-    noise sigmas of such a difference (the noise measured from the steps between neighbouring
-    losses; a median of n has 1.25 / sqrt(n) times their sigma)."""
-    steps = [abs(later - earlier) for earlier, later in zip(after, after[1:])]
-    sigma = MAD_TO_SIGMA * median(steps) / math.sqrt(2) * MEDIAN_SIGMA / math.sqrt(RECENT) * math.sqrt(2)
-    return median(after[:RECENT]) - median(after[-RECENT:]) >= SIGNIFICANT * sigma
+    noise sigmas of such a difference (`_median_gap_sigma`)."""
+    return median(after[:RECENT]) - median(after[-RECENT:]) >= SIGNIFICANT * _median_gap_sigma(after)
+
+
+def _median_gap_sigma(losses: list[float]) -> float:
+    """The noise sigma of the difference of two medians of RECENT of `losses` (the noise
+    measured from the steps between neighbouring losses; a median of n has 1.25 / sqrt(n)
+    times their sigma)."""
+    steps = [abs(later - earlier) for earlier, later in zip(losses, losses[1:])]
+    return MAD_TO_SIGMA * median(steps) / math.sqrt(2) * MEDIAN_SIGMA / math.sqrt(RECENT) * math.sqrt(2)
 
 
 def _chance_note(blow_up: _BlowUp) -> str:
@@ -779,12 +784,14 @@ def _unjudged_rise(pending: _BlowUp) -> bool:
 def _training_down(after: list[float]) -> bool:
     """The latest losses fell clearly from the highest of the losses since the jump and
     keep falling: their median is under FALLING times the highest median of RECENT losses
-    in a row, and under that of the RECENT before them."""
+    in a row, below it by SIGNIFICANT noise sigmas of such a difference (a noisy plateau's
+    medians of 10 swing 20% around it: the highest of many is no peak it trained down
+    from), and under that of the RECENT before them."""
     if len(after) < 2 * RECENT:
         return False
     last, before = median(after[-RECENT:]), median(after[-2 * RECENT:-RECENT])
     peak = max(median(after[i:i + RECENT]) for i in range(len(after) - RECENT + 1))
-    return last < FALLING * peak and last < before
+    return last < FALLING * peak and peak - last >= SIGNIFICANT * _median_gap_sigma(after) and last < before
 
 
 def _class_indexed(record: StepRecord) -> bool:

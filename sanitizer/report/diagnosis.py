@@ -33,6 +33,7 @@ from sanitizer.core.catalogue import (
     REVERSE_FIRST_STEP_ADVICE, RISING_LR_SPIKE_ADVICE, SCRIPT_UPDATE_PARAM_ADVICE, VANISHED_PARAM_ADVICE,
     ZERO_LOSS_ADVICE, Kind,
 )
+from sanitizer.core.ending import crash_time
 from sanitizer.report.access import as_float, event_counts, events_of, rank_reports, severity_of
 from sanitizer.report.formatting import format_number
 
@@ -201,7 +202,7 @@ def _ending(report: dict[str, Any], roots: list[_Group]) -> Problem | None:
             how += (" because another rank stopped (its collective lost the peer; that rank's report says why, "
                     "or `python -m sanitizer merge` the ranks' reports)")
         elif ending.get("how") == "exception" and step is not None:
-            how += _crash_cause(step, roots, detail)
+            how += _crash_cause(ending, step, roots, detail)
         elif ending.get("how") == "halted":
             how += _halted_at(ending, roots)
         advice = ending.get("advice")  # a backward() that found no graph (core.ending.cut_graph_advice)
@@ -232,27 +233,32 @@ def crash_lint(report: dict[str, Any]) -> dict[str, Any] | None:
     return next((finding for finding in lint if isinstance(finding, dict) and finding.get("code") == misuse[1]), None)
 
 
-def _crash_cause(step: float, roots: list[_Group], detail: str = "") -> str:
-    """What a crash in `step` followed, if a problem explains it: values non-finite in that
-    step (their root, or the divergence they ended), or a divergence the loss was still at
-    when the script raised (its own guard against a NaN, an index computed from the
+def _crash_cause(ending: dict[str, Any], step: float, roots: list[_Group], detail: str = "") -> str:
+    """When the crash came, and what it followed, if a problem explains it: values non-finite
+    in its step (their root, or the divergence they ended), or a divergence the loss was still
+    at when the script raised (its own guard against a NaN, an index computed from the
     blown-up loss: `diverged_at_crash`). Weights a NaN update left non-finite stay so: a
     later crash on a NaN or Inf that torch names in its message (PPO's next rollout, a
-    `Categorical` of NaN probabilities, steps after the update) follows them too."""
+    `Categorical` of NaN probabilities, steps after the update) follows them too. A crash
+    after the last step (`after_step`: generation after the loop) came in the step that
+    never began, after `step`; it is told as such whatever it followed."""
+    after = bool(ending.get("after_step"))
+    when = crash_time(ending) if isinstance(ending.get("step"), int) else f" in step {step:g}"
+    step = step + 1 if after else step
     for number, root in enumerate(roots, start=2):
         if root.kind in NONFINITE and step in _steps_of(root):
-            return f" in step {step:g}, where values had gone non-finite (problem {number})"
+            return f"{when}, where values had gone non-finite (problem {number})"
         since = _nonfinite_weights_since(root) if root.kind in NONFINITE else None
         if since is not None and since <= step and _names_nonfinite(detail):
-            return f" in step {step:g}, with the weights non-finite since step {since} (problem {number})"
+            return f"{when}, with the weights non-finite since step {since} (problem {number})"
         if root.kind != "divergence" or root.step is None or step < root.step:
             continue
         diverged = f"after the loss diverged at step {root.step} (problem {number})"
         if step in {symptom.step for symptom in root.symptoms if symptom.kind in NONFINITE}:
-            return f" in step {step:g}, where values had gone non-finite {diverged}"
+            return f"{when}, where values had gone non-finite {diverged}"
         if root.first.get("diverged_at_crash"):
-            return f" in step {step:g}, {diverged}"
-    return ""
+            return f"{when}, {diverged}"
+    return when if after else ""
 
 
 def _halted_at(ending: dict[str, Any], roots: list[_Group]) -> str:
@@ -345,12 +351,13 @@ def _roots(groups: list[_Group]) -> list[_Group]:
 
 def _repeats_joined(roots: list[_Group]) -> list[_Group]:
     """The report kept short: roots of a kind judged alike (spikes come back from, or
-    not) told once, with how many more there were; so are a root's symptoms of a kind
-    (those that led up to it apart from those that followed), and its own repeats folded
-    under it through a symptom (a NaN gradient at each step after the first)."""
-    joined: dict[tuple[str, bool], _Group] = {}
+    not) at the same place (`_circumstances`) told once, with how many more there were;
+    so are a root's symptoms of a kind (those that led up to it apart from those that
+    followed), and its own repeats folded under it through a symptom (a NaN gradient at
+    each step after the first)."""
+    joined: dict[tuple[Any, ...], _Group] = {}
     for root in roots:
-        first = joined.setdefault((root.kind, _came_back(root)), root)
+        first = joined.setdefault((root.kind, _came_back(root), *_circumstances(root)), root)
         if first is not root:
             first.count += root.count
             first.symptoms += root.symptoms
@@ -365,6 +372,15 @@ def _repeats_joined(roots: list[_Group]) -> list[_Group]:
                 first.count += symptom.count
         root.symptoms = list(symptoms.values())
     return list(joined.values())
+
+
+def _circumstances(group: _Group) -> tuple[Any, ...]:
+    """The line of the script a group's first event happened at: roots of a kind at
+    different lines are distinct problems (a NaN in the encoder's forward at step 10, one
+    in the loss at step 50), not repeats of one. Modules or parameters alone do not part
+    them: twelve layers overflowing one after the other at the model's call are one
+    problem told once (+11 more)."""
+    return (group.first.get("where"),)
 
 
 def _came_back(group: _Group) -> bool:

@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from sanitizer.core.catalogue import KIND_ORDER
-from sanitizer.core.ending import lost_peer
+from sanitizer.core.ending import crash_time, lost_peer
 from sanitizer.report.access import ReportError, events_of, rank_number, rank_reports, read_report, severity_of
 
 
@@ -136,7 +136,7 @@ def _ending_text(ending: dict[str, Any], failure: dict[str, Any] | None = None) 
     """`crashed in step 5: RuntimeError: boom (train.py:11)`; a collective that lost its
     peer `failed in step 5 when rank 1 stopped` (the run's first `failure`)."""
     words = ENDING_WORDS.get(str(ending.get("how")), "ended early")
-    step = f" in step {ending['step']}" if _int(ending.get("step")) is not None else ""
+    step = crash_time(ending)
     if lost_peer(ending):
         who = f"rank {failure['rank']}" if failure is not None and not _consequence(failure) else "another rank"
         words, step = "failed", f"{step} when {who} stopped (its collective lost the peer)"

@@ -8,7 +8,7 @@ from typing import Any
 class EventSink:
     """Keeps what a detector emits as the session's events."""
 
-    crashed_in = static_loss_scale = None
+    crashed = static_loss_scale = None
 
     def __init__(self) -> None:
         self.events: list[Any] = []

@@ -134,7 +134,9 @@ def test_a_spawned_worker_that_raises_reports_its_exception(script_runs: ScriptR
     ending = child["ending"]
     assert ending["how"] == "exception" and "ValueError: corrupt shard in worker 0 at step 3" in ending["detail"], ending
     assert ending["where"].endswith(f"spawn_worker_raises.py:{line}"), ending
-    assert child["summary"]["diagnosis"].startswith("1. the script crashed: ValueError: corrupt shard")
+    # raised as step 3's batch was drawn, inside the loop around the step's call: in step 3
+    assert child["summary"]["diagnosis"].startswith("1. the script crashed: ValueError: corrupt shard"), child["summary"]
+    assert ending["step"] == 3 and "after_step" not in ending, ending
     assert any("child process 1" in note and "exit code 1" in note for note in run.report["summary"]["notes"])
     parent = run.report["ending"]  # torch's ProcessRaisedException: the worker's error and line
     assert parent["detail"] == "ValueError: corrupt shard in worker 0 at step 3 (in process 0 of mp.spawn)", parent

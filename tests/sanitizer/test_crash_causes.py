@@ -8,6 +8,9 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 PRELAUNCH += [("diverge_crash.py", "check"), ("diverge_crash.py", "index"), ("diverge_crash.py", "healthy"),
               ("clipped_policy_rollouts.py",), ("clipped_policy_rollouts.py", "--nan-state", "8"),
+              ("crash_after_training.py", "sample"), ("crash_after_training.py", "train"),
+              ("crash_inside_loop.py", "evalmode"), ("crash_inside_loop.py", "frozen"),
+              ("crash_inside_loop.py", "loader"), ("crash_inside_loop.py", "epoch"),
               ("tiny_batch_crash.py", "noise"), ("tiny_batch_crash.py", "diverged"), ("tiny_batch_crash.py", "large")]
 
 
@@ -44,15 +47,18 @@ def test_the_healthy_twin_of_the_diverging_run_finishes_clean(script_runs: Scrip
 def test_a_crash_on_the_nan_a_nan_update_left_in_the_weights_follows_that_update(script_runs: ScriptRuns) -> None:
     """seungeunrho/minimalRL's PPO shape: the 8th update's batch holds a NaN state (its
     first epoch is step 22); the weights are NaN from that update on, and the next
-    rollout's `Categorical` rejects its NaN probabilities in step 25. The crash names
-    the NaN batch as what it followed; the healthy run finds nothing."""
+    rollout's `Categorical` rejects its NaN probabilities after step 24, before any
+    work of step 25, in the loop of updates around the epochs' steps: after step 24,
+    not the run's last. The crash names the NaN batch as what it followed; the healthy
+    run finds nothing."""
     healthy = script_runs.get("clipped_policy_rollouts.py")
     assert healthy.returncode == 0 and healthy.events() == [], healthy.stderr
     run = script_runs.get("clipped_policy_rollouts.py", "--nan-state", "8")
     assert run.returncode == 1 and "ValueError: Expected parameter probs" in run.stderr, run.stderr
     problems = run.report["summary"]["problems"]
     assert problems[0]["headline"].startswith(
-        "the script crashed in step 25, with the weights non-finite since step 22 (problem 2): ValueError"), problems
+        "the script crashed after step 24, with the weights non-finite since step 22 "
+        "(problem 2): ValueError"), problems
     assert (problems[1]["kind"], problems[1]["step"]) == ("nonfinite_input", 22), problems
     assert run.first("nonfinite_param")["step"] == 22
 
@@ -93,3 +99,53 @@ def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_en
     assert event["step"] == 3 and event["diverged_at_crash"] is True, event
     assert run.report["summary"]["problems"][0]["headline"].startswith(
         "the script crashed in step 4, after the loss diverged at step 3"), run.report["summary"]["problems"]
+
+
+def test_a_crash_in_generation_after_the_loop_came_after_the_last_step(script_runs: ScriptRuns) -> None:
+    """nanoGPT's `generate` without its crop to the block size: after 30 steps the model
+    writes text under torch.no_grad, and the position embedding raises once the text is
+    longer than the 16 positions it has. No step 31 began (no backward, no forward in
+    training mode): the crash came after step 30, the last one."""
+    run = script_runs.get("crash_after_training.py", "sample")
+    assert run.returncode == 1 and "IndexError: index out of range in self" in run.stderr, run.stderr
+    assert run.report["steps"] == 30
+    assert (run.report["ending"]["step"], run.report["ending"]["after_step"]) == (30, True), run.report["ending"]
+    (problem,) = run.report["summary"]["problems"]
+    assert problem["headline"].startswith(
+        "the script crashed after step 30, the last optimizer step: IndexError"), problem
+
+
+def test_a_crash_in_the_forward_of_a_training_step_came_in_that_step(script_runs: ScriptRuns) -> None:
+    """The same model, its step-31 batch holding an id past the vocabulary: the forward
+    of step 31 raises. That step began: the crash came in it."""
+    run = script_runs.get("crash_after_training.py", "train")
+    assert run.returncode == 1 and "IndexError: index out of range in self" in run.stderr, run.stderr
+    assert run.report["ending"]["step"] == 31 and "after_step" not in run.report["ending"], run.report["ending"]
+    (problem,) = run.report["summary"]["problems"]
+    assert problem["headline"].startswith("the script crashed: IndexError"), problem
+
+
+@pytest.mark.parametrize(("mode", "error"), [
+    ("evalmode", "RuntimeError: loss of step 6 failed"), ("frozen", "RuntimeError: encoder weights missing"),
+    ("loader", "ValueError: unreadable record in batch 6")])
+def test_a_crash_inside_the_training_loop_before_the_steps_backward_came_in_that_step(
+        script_runs: ScriptRuns, mode: str, error: str) -> None:
+    """Five steps, then the loop's sixth iteration raises before any backward or
+    training-mode forward of its own: the model left in eval(), the frozen encoder's
+    forward under no_grad, the batch failing to load. The crash is in the loop around the
+    step's call: it came in step 6, not after the last step."""
+    run = script_runs.get("crash_inside_loop.py", mode)
+    assert run.returncode == 1 and error in run.stderr, run.stderr
+    assert run.report["ending"]["step"] == 6 and "after_step" not in run.report["ending"], run.report["ending"]
+    assert "after step" not in run.report["summary"]["problems"][0]["headline"]
+
+
+def test_a_crash_at_an_epochs_end_came_after_its_last_step_not_the_runs(script_runs: ScriptRuns) -> None:
+    """An evaluation at the end of the first epoch raises: outside the loop around the
+    step's call, inside the epoch loop around it. It came after step 5, which need not be
+    the run's last optimizer step."""
+    run = script_runs.get("crash_inside_loop.py", "epoch")
+    assert (run.report["ending"]["step"], run.report["ending"]["after_step"]) == (5, True), run.report["ending"]
+    assert "last_step" not in run.report["ending"]
+    headline = run.report["summary"]["problems"][0]["headline"]
+    assert headline.startswith("the script crashed after step 5: RuntimeError"), headline

@@ -17,7 +17,7 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("goodness_layers.py",), ("goodness_layers.py", "--lr-scale", "1e4"), ("plain", "goodness_layers.py"),
-              ("zero_head_ignored.py",),
+              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"), ("masked_helper_loss.py",), ("masked_helper_loss.py", "counted"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
@@ -141,12 +141,36 @@ def test_a_loss_overflowing_on_outputs_an_update_blew_up_names_the_module_not_th
     assert "will not fix" not in problem["advice"]
 
 
-def test_all_targets_ignored_under_a_zero_initialised_head_is_the_loss_computation(
+def test_a_loss_a_helper_of_another_module_made_non_finite_points_at_the_helper(script_runs: ScriptRuns) -> None:
+    """The loop's `loss = masked_token_loss(logits, tags, mask)` calls a helper of
+    token_losses.py, whose masked mean is 0 / 0 on a batch of padding only: the event
+    points at the helper's line computing that mean (it pointed at the loop's call). A
+    helper in the script itself keeps its call's line (`loss = compute_loss(` above)."""
+    event = script_runs.get("masked_helper_loss.py").first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (5, "loss_computation"), event
+    assert event["where"] == f"token_losses.py:{line_of('token_losses.py', 'return kept.sum() / mask.sum()')}", event
+
+
+def test_a_loss_a_decorated_helper_made_non_finite_points_at_the_helper_not_its_wrapper(
         script_runs: ScriptRuns) -> None:
+    """The same helper under a `functools.wraps` decorator counting its calls: the event
+    points at the helper's own line computing the mean, not at the wrapper's `return
+    function(*args, **kwargs)`."""
+    event = script_runs.get("masked_helper_loss.py", "counted").first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (5, "loss_computation"), event
+    assert event["where"] == \
+        f"token_losses.py:{line_of('token_losses.py', 'return (per_token * mask).sum() / mask.sum()')}", event
+
+
+@pytest.mark.parametrize("labels", [(), ("int32",)])
+def test_all_targets_ignored_under_a_zero_initialised_head_is_the_loss_computation(
+        script_runs: ScriptRuns, labels: tuple[str, ...]) -> None:
     """A last layer initialised at zero gives outputs of exactly 0 at step 1 and of about
     0.2 at step 2, when every label is ignore_index: that growth is learning from zero, and
-    the NaN is the loss's mean over zero items. It was said the outputs had jumped 10^5-fold."""
-    event = script_runs.get("zero_head_ignored.py").first("nonfinite_loss")
+    the NaN is the loss's mean over zero items. It was said the outputs had jumped 10^5-fold.
+    `int32`: the labels the loss read were made in its call (`tags.int().long()`), gone
+    once the backward pass freed its graph: the note was left out."""
+    event = script_runs.get("zero_head_ignored.py", *labels).first("nonfinite_loss")
     assert (event["step"], event["module"], event["origin"]) == (2, None, "loss_computation"), event
     assert "every target of F.cross_entropy equals ignore_index (-100)" in event["message"], event
 

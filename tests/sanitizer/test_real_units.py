@@ -408,6 +408,32 @@ def test_a_late_blow_up_names_the_learning_rate_rise_before_its_first_high_loss(
     assert "the median of the last 10 losses was that high by step 157" in event.message, event
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_a_climb_over_several_steps_to_a_noisy_plateau_far_above_the_early_level_diverged(seed: int) -> None:
+    """The loss climbs over 12 steps from 2.3 to 40 times that, then stays there for 80
+    steps, each loss within 40% of 92: diverged, at the first loss 10 times the early
+    level. Judged as a gradual rise (a contrastive loss's warm-up), its medians of 10
+    losses swing by noise: the highest of 70 of them was read as a peak it trained down
+    from, and the run was judged again from its plateau (seed 5). A drop of the loss with
+    the learning rate stays a healthy run."""
+    early = _noisy([2.3] * 10, seed)
+    climb = [2.3 * 40 ** ((k + 1) / 12) for k in range(12)]
+    assert _divergence_steps(early + climb + _noisy([92.0] * 80, seed + 100, noise=0.4)) in ([18], [19])
+    dropped = [2.3 * 0.995 ** i for i in range(300)] + [0.3 * 0.998 ** i for i in range(300)]
+    assert _divergence_steps(_noisy(dropped, seed, noise=0.5)) == []
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_same_climb_trained_back_down_near_the_early_level_is_no_divergence(seed: int) -> None:
+    """The same climb to 40 times 2.3, 20 steps at 92, then trained down over 60 steps to
+    3.0 (1.3 times the early level) and noisy there: the loss came back, no divergence,
+    whether or not one of its noisy losses dipped under 0.8 times the early level."""
+    early = _noisy([2.3] * 10, seed)
+    climb = [2.3 * 40 ** ((k + 1) / 12) for k in range(12)]
+    down = [92.0] * 20 + [92.0 * (3.0 / 92.0) ** ((k + 1) / 60) for k in range(60)] + [3.0] * 60
+    assert _divergence_steps(early + climb + _noisy(down, seed + 100, noise=0.4)) == []
+
+
 def test_steady_climb_is_seen() -> None:
     climb = [0.5 * 1.02 ** i for i in range(200)]
     steps = _divergence_steps(_noisy([2.3 * 0.95 ** i for i in range(60)] + climb, seed=1))

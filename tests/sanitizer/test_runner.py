@@ -38,9 +38,11 @@ def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
 def test_a_crashed_run_says_so_first(script_runs: ScriptRuns) -> None:
     run = script_runs.get("exit_raise.py")
     assert run.report["ending"] == {"how": "exception", "detail": "ValueError: boom from the script",
-                                    "where": "exit_raise.py:12", "step": 3}
+                                    "where": "exit_raise.py:12", "step": 2, "after_step": True,
+                                    "last_step": True}
     summary = run.stderr[run.stderr.index("sanitizer: exit_raise.py"):]
-    assert "  1. the script crashed: ValueError: boom from the script (exit_raise.py:12)" in summary
+    assert ("  1. the script crashed after step 2, the last optimizer step: ValueError: boom from the script "
+            "(exit_raise.py:12)") in summary
     assert "no problems found" not in summary
     assert run.report["summary"]["problems"][0]["headline"].startswith("the script crashed")
 

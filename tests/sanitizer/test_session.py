@@ -615,6 +615,78 @@ def test_a_crash_records_the_step_it_happened_in() -> None:
     assert session.ending["step"] == 6  # five steps done, the sixth under way
 
 
+def test_a_crash_after_the_last_step_in_code_that_trains_nothing_records_that_step() -> None:
+    import io
+
+    import pytest
+    import torch
+    from torch import nn
+
+    from sanitizer import Sanitizer
+
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(RuntimeError):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            for _ in range(5):
+                optimizer.zero_grad()
+                model(torch.randn(2, 3)).sum().backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():  # an evaluation after the loop: no sixth step begins
+                model(torch.randn(2, 3))
+            raise RuntimeError("metric failed")
+    assert session.ending is not None and (session.ending["step"], session.ending["after_step"]) == (5, True)
+
+
+def test_a_crash_in_the_loop_around_the_step_before_its_backward_records_the_next_step() -> None:
+    import io
+
+    import pytest
+    import torch
+    from torch import nn
+
+    from sanitizer import Sanitizer
+
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(RuntimeError):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            for step in range(1, 11):
+                if step == 6:  # the sixth batch fails to load: no backward, no forward yet
+                    raise RuntimeError("bad batch")
+                optimizer.zero_grad()
+                model(torch.randn(2, 3)).sum().backward()
+                optimizer.step()
+    assert session.ending is not None and session.ending["step"] == 6 and "after_step" not in session.ending
+
+
+def test_a_crash_after_the_function_that_trains_returned_records_its_last_step() -> None:
+    import io
+
+    import pytest
+    import torch
+    from torch import nn
+
+    from sanitizer import Sanitizer
+
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train() -> None:
+        for _ in range(4):
+            optimizer.zero_grad()
+            model(torch.randn(2, 3)).sum().backward()
+            optimizer.step()
+
+    with pytest.raises(RuntimeError):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            train()
+            raise RuntimeError("export failed")
+    assert session.ending is not None
+    assert (session.ending["step"], session.ending["after_step"], session.ending["last_step"]) == (4, True, True)
+
+
 def _gan_turns(clear_discriminator: str, iterations: int = 12, hinge: bool = False) -> list[tuple[str, int | None]]:
     """A GAN whose generator's backward passes run through the discriminator, adding to
     its gradients after its step; the discriminator clears them (or not) before its own.

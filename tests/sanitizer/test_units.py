@@ -959,6 +959,37 @@ def test_each_episode_of_a_kind_is_judged_and_repeats_are_told_once() -> None:
         "grad_spike at step 40: grad_spike far above its median (+1 more)"], came_back
 
 
+def _overflow(step: int, module: str, where: str = "train.py:52") -> dict:
+    return {"kind": "nonfinite_activation", "step": step, "severity": "error", "module": module,
+            "where": where, "message": f"output of {module} is inf"}
+
+
+def test_roots_of_a_kind_at_different_lines_are_distinct_problems() -> None:
+    """An fp16 run whose encoder's forward overflowed at step 30 and whose decoder, called
+    at another line, overflowed at step 80 (each step skipped by the GradScaler, nothing
+    following): two problems, one per line, not the decoder's told as a repeat of the
+    encoder's. The same module overflowing at both steps is one problem with one more."""
+    from sanitizer.report.diagnosis import diagnose
+    apart = diagnose({"events": [_overflow(30, "encoder.layers.0.attn", "train.py:52"),
+                                 _overflow(80, "decoder.head", "train.py:57")]})
+    assert [(problem.kind, problem.step) for problem in apart] == [
+        ("nonfinite_activation", 30), ("nonfinite_activation", 80)], apart
+    assert not any(problem.headline.endswith("more)") for problem in apart), apart
+    again = diagnose({"events": [_overflow(30, "decoder.head"), _overflow(80, "decoder.head")]})
+    assert [(problem.kind, problem.step) for problem in again] == [("nonfinite_activation", 30)], again
+    assert again[0].headline.endswith("(+1 more)"), again[0].headline
+
+
+def test_layers_overflowing_at_one_line_are_one_problem() -> None:
+    """Twelve attention layers overflowing one after the other, each at the model's call
+    in the loop (one `where`): one problem told once with eleven more, not twelve."""
+    from sanitizer.report.diagnosis import diagnose
+    problems = diagnose({"events": [_overflow(10 + 5 * layer, f"encoder.layers.{layer}.attn")
+                                    for layer in range(12)]})
+    assert [(problem.kind, problem.step) for problem in problems] == [("nonfinite_activation", 10)], problems
+    assert problems[0].headline.endswith("(+11 more)"), problems[0].headline
+
+
 def test_a_probe_given_back_keeps_the_latest_eval_mode_call_last():
     """A held step given back to the one before it: a call site both used is the
     latest call again, where the eval-mode location looks for it."""

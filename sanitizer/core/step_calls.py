@@ -1,0 +1,107 @@
+"""Where the script calls its optimizer's step, and whether a crash came inside that
+training loop or after it: a crash is told as after the last step only on that evidence."""
+from __future__ import annotations
+
+import ast
+import functools
+import sys
+from dataclasses import dataclass
+from types import CodeType, FrameType, TracebackType
+
+from sanitizer.core import locations
+
+_Loop = tuple[int, int]  # first and last line of a `for` or `while` statement
+
+
+@dataclass(frozen=True)
+class StepCall:
+    """The user code that called the latest optimizer step, and the user code that called
+    that (code objects and lines only: no frame, so no tensor, is kept)."""
+    code: CodeType
+    line: int
+    outer_code: CodeType | None
+    outer_line: int | None
+
+
+def step_call() -> StepCall | None:
+    """The innermost two user frames on the stack of an optimizer step's hook."""
+    found: list[tuple[CodeType, int]] = []
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and len(found) < 2:
+        if locations.is_user_file(frame.f_code.co_filename):
+            line = locations.frame_line(frame)
+            if line is None:
+                return None
+            found.append((frame.f_code, line))
+        frame = frame.f_back
+    if not found:
+        return None
+    (code, line), outer = found[0], found[1] if len(found) > 1 else (None, None)
+    return StepCall(code, line, outer[0], outer[1])
+
+
+def crash_after_steps(call: StepCall, traceback: TracebackType | None) -> str | None:
+    """`"last"` when the crash came in the function that called the step, past every loop
+    around that call (or in its caller, past a call of it outside any loop); `"after"` when it
+    came after that call ended its loop's iteration, in an outer loop around it (an evaluation
+    at an epoch's end) or in the caller after the call; None when it came in the innermost
+    loop around the call (the next step's batch, forward or loss), or when unsure."""
+    frames = _frames(traceback)
+    line = next((line for code, line in frames if code is call.code), None)
+    if line is not None:
+        loops = _loops_around(call.code, call.line)
+        if not loops:
+            return None
+        innermost, outermost = loops[-1], loops[0]
+        if innermost[0] <= line <= innermost[1]:
+            return None
+        if outermost[0] <= line <= outermost[1]:
+            return "after"
+        return "last" if line > outermost[1] else None  # before the loop: the function runs again
+    if call.outer_code is None or call.outer_line is None:
+        return None
+    later = any(code is call.outer_code and line > call.outer_line for code, line in frames)
+    if not later:
+        return None
+    return "last" if _loops_around(call.outer_code, call.outer_line) == [] else "after"
+
+
+def _frames(traceback: TracebackType | None) -> list[tuple[CodeType, int]]:
+    frames: list[tuple[CodeType, int]] = []
+    while traceback is not None:
+        frames.append((traceback.tb_frame.f_code, traceback.tb_lineno))
+        traceback = traceback.tb_next
+    return frames
+
+
+def _loops_around(code: CodeType, line: int) -> list[_Loop] | None:
+    """The loops of `code`'s function (or module) that hold `line`, outermost first; None
+    when its source cannot be read or does not show that function there."""
+    tree = _parsed(code.co_filename)
+    if tree is None:
+        return None
+    scopes = [node for node in ast.walk(tree)
+              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+              and node.lineno <= line <= (node.end_lineno or 0)]
+    if code.co_name == "<module>":
+        if scopes:
+            return None
+        scope: ast.AST = tree
+    else:
+        scope = max(scopes, key=lambda node: node.lineno, default=None)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.name != code.co_name:
+            return None  # a comprehension's or a lambda's code: unsure
+    loops = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(scope)
+             if isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+             and node.lineno <= line <= (node.end_lineno or node.lineno)]
+    return sorted(loops)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(filename: str) -> ast.Module | None:
+    """The script file, parsed once, at a crash only."""
+    try:
+        with open(filename, encoding="utf-8") as source:
+            return ast.parse(source.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return None
