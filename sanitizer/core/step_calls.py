@@ -3,7 +3,6 @@ training loop or after it: a crash is told as after the last step only on that e
 from __future__ import annotations
 
 import ast
-import functools
 import sys
 from dataclasses import dataclass
 from types import CodeType, FrameType, TracebackType
@@ -77,7 +76,7 @@ def _frames(traceback: TracebackType | None) -> list[tuple[CodeType, int]]:
 def _loops_around(code: CodeType, line: int) -> list[_Loop] | None:
     """The loops of `code`'s function (or module) that hold `line`, outermost first; None
     when its source cannot be read or does not show that function there."""
-    tree = _parsed(code.co_filename)
+    tree = locations.parsed_source(code.co_filename)
     if tree is None:
         return None
     scopes = [node for node in ast.walk(tree)
@@ -95,13 +94,3 @@ def _loops_around(code: CodeType, line: int) -> list[_Loop] | None:
              if isinstance(node, (ast.For, ast.AsyncFor, ast.While))
              and node.lineno <= line <= (node.end_lineno or node.lineno)]
     return sorted(loops)
-
-
-@functools.lru_cache(maxsize=16)
-def _parsed(filename: str) -> ast.Module | None:
-    """The script file, parsed once, at a crash only."""
-    try:
-        with open(filename, encoding="utf-8") as source:
-            return ast.parse(source.read(), filename)
-    except (OSError, SyntaxError, ValueError):
-        return None
