@@ -51,7 +51,10 @@ def _helper_site(filename: str, tree: ast.Module, line: int) -> str | None:
         function = inspect.unwrap(function) if function is not None else None
     except ValueError:  # a cycle of `__wrapped__`
         return None
-    code = function.__code__ if isinstance(function, types.FunctionType) else None
+    # a module's own function only: a decorator's closure (`timed.<locals>.wrapper`, no
+    # `functools.wraps`) or a method runs the helper's code somewhere else
+    code = function.__code__ if isinstance(function, types.FunctionType) and "." not in function.__qualname__ \
+        else None
     if code is None or os.path.abspath(code.co_filename) == os.path.abspath(filename) \
             or not locations.is_user_file(code.co_filename):
         return None

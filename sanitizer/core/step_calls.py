@@ -56,13 +56,24 @@ def crash_after_steps(call: StepCall, traceback: TracebackType | None) -> str | 
             return None
         if outermost[0] <= line <= outermost[1]:
             return "after"
-        return "last" if line > outermost[1] else None  # before the loop: the function runs again
+        if line <= outermost[1]:
+            return None  # before the loop: the function runs again
+        return "last" if _called_once(call) else "after"
     if call.outer_code is None or call.outer_line is None:
         return None
     later = any(code is call.outer_code and line > call.outer_line for code, line in frames)
     if not later:
         return None
     return "last" if _loops_around(call.outer_code, call.outer_line) == [] else "after"
+
+
+def _called_once(call: StepCall) -> bool:
+    """The function that calls the step runs once: it is the script's module, or its caller
+    calls it outside any loop (a `train_epoch()` of an epoch loop runs again)."""
+    if call.code.co_name == "<module>":
+        return True
+    return call.outer_code is not None and call.outer_line is not None \
+        and _loops_around(call.outer_code, call.outer_line) == []
 
 
 def _frames(traceback: TracebackType | None) -> list[tuple[CodeType, int]]:

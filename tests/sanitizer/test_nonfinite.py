@@ -17,7 +17,7 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
               ("goodness_layers.py",), ("goodness_layers.py", "--lr-scale", "1e4"), ("plain", "goodness_layers.py"),
-              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"), ("masked_helper_loss.py",), ("masked_helper_loss.py", "counted"),
+              ("zero_head_ignored.py",), ("zero_head_ignored.py", "int32"), ("masked_helper_loss.py",), ("masked_helper_loss.py", "counted"), ("masked_helper_loss.py", "timed"),
               ("backward_born_nan.py",), ("backward_born_nan.py", "healthy"),
               ("hooked_outputs.py",), ("hooked_outputs.py", "observed"),
               ("lbfgs_closure_nan.py", "--fault", "4"), ("lbfgs_closure_nan.py",),
@@ -160,6 +160,16 @@ def test_a_loss_a_decorated_helper_made_non_finite_points_at_the_helper_not_its_
     assert (event["step"], event["origin"]) == (5, "loss_computation"), event
     assert event["where"] == \
         f"token_losses.py:{line_of('token_losses.py', 'return (per_token * mask).sum() / mask.sum()')}", event
+
+
+def test_a_loss_behind_a_wrapper_that_hides_its_helper_points_at_the_loop(script_runs: ScriptRuns) -> None:
+    """The same helper under a decorator with no `functools.wraps`: what runs is the
+    decorator's closure, which says nothing of the helper, so the event points at the loop's
+    call, not at the closure's `result = function(*args, **kwargs)`."""
+    event = script_runs.get("masked_helper_loss.py", "timed").first("nonfinite_loss")
+    assert (event["step"], event["origin"]) == (5, "loss_computation"), event
+    assert event["where"] == \
+        f"masked_helper_loss.py:{line_of('masked_helper_loss.py', 'loss = token_loss(logits, tags, mask)')}", event
 
 
 @pytest.mark.parametrize("labels", [(), ("int32",)])

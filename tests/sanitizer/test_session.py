@@ -687,6 +687,40 @@ def test_a_crash_after_the_function_that_trains_returned_records_its_last_step()
     assert (session.ending["step"], session.ending["after_step"], session.ending["last_step"]) == (4, True, True)
 
 
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_a_crash_past_the_loop_of_a_function_that_trains_is_its_last_step_only_if_it_runs_once(epochs: int) -> None:
+    """`train_epoch()` steps in its loop, then fails as it sums up: once called outside any
+    loop, that was the last step; called by an epoch loop, more epochs would have run, so
+    the crash is after step 3, not after the last one."""
+    import io
+
+    import torch
+    from torch import nn
+
+    from sanitizer import Sanitizer
+
+    model = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train_epoch() -> None:
+        for _ in range(3):
+            optimizer.zero_grad()
+            model(torch.randn(2, 3)).sum().backward()
+            optimizer.step()
+        raise RuntimeError("summary failed")
+
+    with pytest.raises(RuntimeError):
+        with Sanitizer(report=None, stream=io.StringIO()) as session:
+            if epochs == 1:
+                train_epoch()
+            else:
+                for _ in range(epochs):
+                    train_epoch()
+    assert session.ending is not None
+    assert (session.ending["step"], session.ending["after_step"], session.ending.get("last_step", False)) \
+        == (3, True, epochs == 1)
+
+
 def _gan_turns(clear_discriminator: str, iterations: int = 12, hinge: bool = False) -> list[tuple[str, int | None]]:
     """A GAN whose generator's backward passes run through the discriminator, adding to
     its gradients after its step; the discriminator clears them (or not) before its own.

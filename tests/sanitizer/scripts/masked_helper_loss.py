@@ -4,15 +4,17 @@ no token, and the helper's mean is 0 / 0 = NaN. Expected: the NaN loss points at
 helper's line that computes it (`return kept.sum() / mask.sum()`), not at the loop's call
 of the helper (loss_from_finite.py `masked`, whose helper is in the script itself, points
 at its call). `counted`: the helper is decorated (`functools.wraps`); the NaN loss points
-at the helper's own line, not at the decorator's wrapper."""
+at the helper's own line, not at the decorator's wrapper. `timed`: a decorator with no
+`functools.wraps`, whose wrapper hides the helper: the NaN loss points at the loop's call,
+not at the wrapper's line."""
 import sys
 
 import torch
 from torch import nn
 
-from token_losses import counted_token_loss, masked_token_loss
+from token_losses import counted_token_loss, masked_token_loss, timed_token_loss
 
-token_loss = counted_token_loss if sys.argv[1:] == ["counted"] else masked_token_loss
+token_loss = {"counted": counted_token_loss, "timed": timed_token_loss}.get(sys.argv[1] if sys.argv[1:] else "", masked_token_loss)
 
 torch.manual_seed(0)
 tagger = nn.Sequential(nn.Embedding(50, 16), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 6))
