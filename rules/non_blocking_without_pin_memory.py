@@ -455,6 +455,17 @@ class NonBlockingWithoutPinMemory(Rule):
         "def main(ds, model, device):\n"
         "    train(model, (loader := DataLoader(ds, batch_size=8, pin_memory=True)), device)\n"
         "    return loader\n",
+        # copies to the CPU, where pinning would change nothing
+        "import torch\n"
+        "from torch.utils.data import DataLoader\n"
+        "def collect(ds):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n"
+        "    kept = []\n"
+        "    for x, y in loader:\n"
+        "        kept.append(x.to(\"cpu\", non_blocking=True))\n"
+        "        kept.append(y.to(device=\"cpu:0\", non_blocking=True))\n"
+        "        kept.append(x.to(torch.device(\"cpu\"), non_blocking=True))\n"
+        "    return kept\n",
     )
 
     def finish(self) -> None:

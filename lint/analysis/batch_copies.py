@@ -93,8 +93,30 @@ def _comprehension_item(ctx: FileContext, call: cst.CSTNode, receiver: cst.BaseE
 
 
 def _non_blocking(call: cst.Call) -> bool:
+    """A `non_blocking=True` copy to a device: not `.to("cpu", ...)`, where pinning
+    the batches would change nothing."""
     arg = keyword(call, "non_blocking")
-    return arg is not None and is_constant(arg.value, "True")
+    return arg is not None and is_constant(arg.value, "True") and not _to_host(call)
+
+
+def _to_host(call: cst.Call) -> bool:
+    """`call` names the CPU as where it copies to, in a literal: `.to("cpu", ...)`,
+    `.to(device="cpu")`, `.to(torch.device("cpu"))`."""
+    device = keyword(call, "device")
+    target = device.value if device is not None else next(
+        (arg.value for arg in call.args if arg.keyword is None and arg.star == ""), None)
+    if type(target) is cst.Call and target.args and _called_name(target) == "device":
+        target = target.args[0].value
+    return type(target) is cst.SimpleString \
+        and str(target.evaluated_value).partition(":")[0] == "cpu"  # type: ignore[union-attr]
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """`device` for `torch.device(...)` or `device(...)`."""
+    func = call.func
+    if type(func) is cst.Attribute:
+        return func.attr.value
+    return func.value if type(func) is cst.Name else None
 
 
 def _reads(expr: cst.BaseExpression, names: set[str]) -> bool:
