@@ -831,6 +831,27 @@ class ClipBeforeUnscale(Rule):
         'class ClippingTrainer(Trainer):\n'
         '    def after_backward(self):\n'
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n',
+        # a subclass's override calling the clipping one through `super()`: the clip is
+        # reported once, at the clip, not again at the `super()` call
+        'import torch\n'
+        'class Trainer:\n'
+        '    def after_backward(self):\n'
+        '        pass\n'
+        '    def fit(self, loader):\n'
+        '        for x in loader:\n'
+        '            self.optimizer.zero_grad()\n'
+        '            self.scaler.scale(self.model(x).mean()).backward()\n'
+        '            self.after_backward()\n'
+        '            self.scaler.unscale_(self.optimizer)\n'
+        '            self.scaler.step(self.optimizer)\n'
+        '            self.scaler.update()\n'
+        'class ClippingTrainer(Trainer):\n'
+        '    def after_backward(self):\n'
+        '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)  # expect: TL101\n'
+        'class LoggedTrainer(ClippingTrainer):\n'
+        '    def after_backward(self):\n'
+        '        super().after_backward()\n'
+        '        print("clipped")\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1261,21 +1282,29 @@ class ClipBeforeUnscale(Rule):
                 self.report(clip, self._message(scalers), fix=self._fix(clip, scalers) if first else None)
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
-        for run in hook_runs(self.ctx):
-            if _clips_first(run.summary) and unscaled_before(self.ctx, run) is False:
-                self._check_override(run)
+        runs = [run for run in hook_runs(self.ctx)
+                if _clips_first(run.summary) and unscaled_before(self.ctx, run) is False]
+        judged = {run.function for run in runs}
+        for run in runs:
+            self._check_override(run, judged)
 
-    def _check_override(self, run: HookRun) -> None:
+    def _check_override(self, run: HookRun, judged: set[cst.FunctionDef]) -> None:
         """An override a base class's loop calls after a backward through a GradScaler,
         with no `unscale_` since: its clips before its own first `unscale_` are reported
-        (see `hook_runs`)."""
+        (see `hook_runs`); a call of another override judged so (`super().hook()` of a
+        subclass's `hook`) is not reported again, its clip is."""
         scaler = scaler_of(self.ctx, run)
+        targets = self.ctx.summaries.targets
         for call in self.ctx.calls_in_order(run.function.body):
             helper = self.ctx.summaries.of_call(call)
             if method_call(call, "unscale_") is not None or (helper is not None and helper.does(UNSCALE)):
                 return
-            if is_clip_call(self.ctx, call) or (helper is not None and _clips_first(helper)):
+            if is_clip_call(self.ctx, call):
                 self.report(call, _IN_HOOK.format(run.names(), scaler, scaler))
+            elif helper is not None and _clips_first(helper):
+                key = targets.target(call)
+                if key is None or targets.function(key) not in judged - {run.function}:
+                    self.report(call, _IN_HOOK.format(run.names(), scaler, scaler))
 
     def _message(self, scalers: set[Binding]) -> str:
         """The message, naming the scaler and the optimizer as the code does
