@@ -2581,6 +2581,7 @@ class MissingTrainMode(Rule):
         # calls that hand a model to code out of reach, which may put it back in train mode
         self._handed_away = handed_away(self.ctx)
         self._evaluated: dict[cst.CSTNode, str] = {}  # the call, and the model it evaluates (as written)
+        self._switched: dict[cst.CSTNode, str | None] = {}  # each fact's `.eval()`: the model it names, once
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
         self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
@@ -2670,10 +2671,12 @@ class MissingTrainMode(Rule):
         return False
 
     def _model_of(self, eval_node: cst.CSTNode) -> str | None:
-        mode = mode_switch(self.ctx, eval_node)
-        if mode is not None:
-            return self.ctx.code(mode[0])
-        return self._evaluated.get(eval_node)
+        # asked of every fact at every `.eval()` and every call handing a model away
+        if eval_node not in self._switched:
+            mode = mode_switch(self.ctx, eval_node)
+            self._switched[eval_node] = self.ctx.code(mode[0]) if mode is not None else None
+        switched = self._switched[eval_node]
+        return switched if switched is not None else self._evaluated.get(eval_node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
         if self._restoring and method_call(node, *self._restoring) is not None:
