@@ -42,9 +42,9 @@ def step_call() -> StepCall | None:
 def crash_after_steps(call: StepCall, traceback: TracebackType | None) -> str | None:
     """`"last"` when the crash came in the function that called the step, past every loop
     around that call (or in its caller, past a call of it outside any loop); `"after"` when it
-    came after that call ended its loop's iteration, in an outer loop around it (an evaluation
+    came after that call, later in its iteration, in an outer loop around it (an evaluation
     at an epoch's end) or in the caller after the call; None when it came in the innermost
-    loop around the call (the next step's batch, forward or loss), or when unsure."""
+    loop around the call before it (the next step's batch, forward or loss), or when unsure."""
     frames = _frames(traceback)
     line = next((line for code, line in frames if code is call.code), None)
     if line is not None:
@@ -53,7 +53,9 @@ def crash_after_steps(call: StepCall, traceback: TracebackType | None) -> str | 
             return None
         innermost, outermost = loops[-1], loops[0]
         if innermost[0] <= line <= innermost[1]:
-            return None
+            # past the step call in the same iteration (logging, a checkpoint save), or in
+            # the loop's `else:`: after that step; before it, the next step is under way
+            return "after" if line > call.line else None
         if outermost[0] <= line <= outermost[1]:
             return "after"
         if line <= outermost[1]:

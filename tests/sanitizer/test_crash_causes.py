@@ -77,12 +77,15 @@ def test_a_crash_on_the_third_step_of_tiny_batches_follows_no_divergence_from_tw
     assert len(losses) == 3 and 10 * max(losses[:2]) < losses[2] < 43 * max(losses[:2]), losses
     assert run.events("divergence") == [], run.events()
     problems = run.report["summary"]["problems"]
-    assert problems[0]["headline"].startswith("the script crashed: RuntimeError: Parent directory"), problems
+    # the save after the third step's update, in its iteration: after step 3, not in a fourth
+    assert problems[0]["headline"].startswith("the script crashed after step 3: RuntimeError: Parent directory"), \
+        problems
     diverged = script_runs.get("tiny_batch_crash.py", "diverged")
     event = diverged.first("divergence")
     assert event["step"] == 2 and event["diverged_at_crash"] is True, event
     assert diverged.report["summary"]["problems"][0]["headline"].startswith(
-        "the script crashed in step 4, after the loss diverged at step 2 (problem 2): RuntimeError"), diverged.report
+        "the script crashed after step 3, after the loss diverged at step 2 (problem 2): RuntimeError"), \
+        diverged.report
 
 
 def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_ended_on(
@@ -98,7 +101,7 @@ def test_a_crash_on_the_third_step_of_large_batches_follows_the_divergence_it_en
     event = run.first("divergence")
     assert event["step"] == 3 and event["diverged_at_crash"] is True, event
     assert run.report["summary"]["problems"][0]["headline"].startswith(
-        "the script crashed in step 4, after the loss diverged at step 3"), run.report["summary"]["problems"]
+        "the script crashed after step 3, after the loss diverged at step 3"), run.report["summary"]["problems"]
 
 
 def test_a_crash_in_generation_after_the_loop_came_after_the_last_step(script_runs: ScriptRuns) -> None:
