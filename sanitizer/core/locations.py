@@ -296,3 +296,16 @@ def parsed_source(filename: str) -> ast.Module | None:
             return ast.parse(source.read(), filename)
     except (OSError, SyntaxError, ValueError):
         return None
+
+
+def code_scope(filename: str, first_line: int, name: str) -> ast.AST | None:
+    """The syntax of the code a frame runs, told by its code object's file, first line
+    (a decorated function's first decorator) and name: the module's tree for `<module>`,
+    the `def` of a function; None for a lambda's or a comprehension's code, or a source
+    that cannot be read."""
+    tree = parsed_source(filename)
+    if tree is None or name == "<module>":
+        return tree
+    return next((node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and node.name == name and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == first_line),
+                None)

@@ -58,13 +58,10 @@ def _helper_site(filename: str, tree: ast.Module, line: int) -> str | None:
     if code is None or os.path.abspath(code.co_filename) == os.path.abspath(filename) \
             or not locations.is_user_file(code.co_filename):
         return None
+    definition = locations.code_scope(code.co_filename, code.co_firstlineno, code.co_name)
     helper_tree = locations.parsed_source(code.co_filename)
-    definition = next((node for node in ast.walk(helper_tree) if isinstance(node, ast.FunctionDef)
-                       and node.name == code.co_name
-                       and min([node.lineno, *(d.lineno for d in node.decorator_list)]) == code.co_firstlineno),
-                      None) if helper_tree is not None else None
     returns = [node for node in _own_nodes(definition) if isinstance(node, ast.Return) and node.value is not None] \
-        if definition is not None else []
+        if isinstance(definition, ast.FunctionDef) and helper_tree is not None else []
     if len(returns) != 1:
         return None
     (done,) = returns

@@ -89,20 +89,9 @@ def _frames(traceback: TracebackType | None) -> list[tuple[CodeType, int]]:
 def _loops_around(code: CodeType, line: int) -> list[_Loop] | None:
     """The loops of `code`'s function (or module) that hold `line`, outermost first; None
     when its source cannot be read or does not show that function there."""
-    tree = locations.parsed_source(code.co_filename)
-    if tree is None:
-        return None
-    scopes = [node for node in ast.walk(tree)
-              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
-              and node.lineno <= line <= (node.end_lineno or 0)]
-    if code.co_name == "<module>":
-        if scopes:
-            return None
-        scope: ast.AST = tree
-    else:
-        scope = max(scopes, key=lambda node: node.lineno, default=None)
-        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.name != code.co_name:
-            return None  # a comprehension's or a lambda's code: unsure
+    scope = locations.code_scope(code.co_filename, code.co_firstlineno, code.co_name)
+    if scope is None:
+        return None  # unreadable, or a comprehension's or a lambda's code: unsure
     loops = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(scope)
              if isinstance(node, (ast.For, ast.AsyncFor, ast.While))
              and node.lineno <= line <= (node.end_lineno or node.lineno)]

@@ -143,7 +143,7 @@ def accumulation_site(holder: Holder) -> tuple[str, int, str | None] | None:
     one whose ops made the parameters' history (`copy_` for `CopyBackwards`); when that
     cannot be told (two branches make the same ops), the function's `def` line, and
     the function's name as the third item."""
-    scope = _scope(holder.filename, holder.first_line, holder.frame_name)
+    scope = locations.code_scope(holder.filename, holder.first_line, holder.frame_name)
     if holder.parameters and scope is not None:
         updates = _parameter_updates(scope, holder.label) or [
             update for function, argument in _handed_to(scope, holder.filename, holder.label)
@@ -394,15 +394,3 @@ def _detached(value: ast.expr) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr in ("item", "detach", "tolist", "numpy")
     return isinstance(func, ast.Name) and func.id in ("float", "int")
-
-
-def _scope(filename: str, first_line: int, frame_name: str) -> ast.AST | None:
-    tree = locations.parsed_source(filename)
-    if tree is None or frame_name == "<module>":
-        return tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == frame_name:
-            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if start == first_line:
-                return node
-    return None

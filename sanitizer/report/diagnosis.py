@@ -351,13 +351,13 @@ def _roots(groups: list[_Group]) -> list[_Group]:
 
 def _repeats_joined(roots: list[_Group]) -> list[_Group]:
     """The report kept short: roots of a kind judged alike (spikes come back from, or
-    not) at the same place (`_circumstances`) told once, with how many more there were;
+    not) at the same place (`_place`) told once, with how many more there were;
     so are a root's symptoms of a kind (those that led up to it apart from those that
     followed), and its own repeats folded under it through a symptom (a NaN gradient at
     each step after the first)."""
     joined: dict[tuple[Any, ...], _Group] = {}
     for root in roots:
-        first = joined.setdefault((root.kind, _came_back(root), *_circumstances(root)), root)
+        first = joined.setdefault((root.kind, _came_back(root), _place(root)), root)
         if first is not root:
             first.count += root.count
             first.symptoms += root.symptoms
@@ -374,13 +374,13 @@ def _repeats_joined(roots: list[_Group]) -> list[_Group]:
     return list(joined.values())
 
 
-def _circumstances(group: _Group) -> tuple[Any, ...]:
+def _place(group: _Group) -> Any:
     """The line of the script a group's first event happened at: roots of a kind at
     different lines are distinct problems (a NaN in the encoder's forward at step 10, one
     in the loss at step 50), not repeats of one. Modules or parameters alone do not part
     them: twelve layers overflowing one after the other at the model's call are one
     problem told once (+11 more)."""
-    return (group.first.get("where"),)
+    return group.first.get("where")
 
 
 def _came_back(group: _Group) -> bool:
