@@ -7,7 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.dataflow import keyword, unpacked
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
-from trainlint.analysis.hook_runs import HookRun, hook_runs, scaler_of, unscaled_before
+from trainlint.analysis.hook_runs import HookRun, hook_runs, scaling_before
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
@@ -1282,18 +1282,17 @@ class ClipBeforeUnscale(Rule):
                 self.report(clip, self._message(scalers), fix=self._fix(clip, scalers) if first else None)
             else:
                 self.report(clip, _IN_HELPER.format(self.ctx.code(clip.func), self._unscale_call(scalers)))
-        runs = [run for run in hook_runs(self.ctx)
-                if _clips_first(run.summary) and unscaled_before(self.ctx, run) is False]
-        judged = {run.function for run in runs}
-        for run in runs:
-            self._check_override(run, judged)
+        runs = [(run, scaler) for run in hook_runs(self.ctx) if _clips_first(run.summary)
+                for unscaled, scaler in [scaling_before(self.ctx, run)] if unscaled is False]
+        judged = {run.function for run, _ in runs}
+        for run, scaler in runs:
+            self._check_override(run, scaler, judged)
 
-    def _check_override(self, run: HookRun, judged: set[cst.FunctionDef]) -> None:
+    def _check_override(self, run: HookRun, scaler: str, judged: set[cst.FunctionDef]) -> None:
         """An override a base class's loop calls after a backward through a GradScaler,
         with no `unscale_` since: its clips before its own first `unscale_` are reported
         (see `hook_runs`); a call of another override judged so (`super().hook()` of a
         subclass's `hook`) is not reported again, its clip is."""
-        scaler = scaler_of(self.ctx, run)
         targets = self.ctx.summaries.targets
         for call in self.ctx.calls_in_order(run.function.body):
             helper = self.ctx.summaries.of_call(call)

@@ -230,21 +230,13 @@ def _may_scale(ctx: FileContext, loop: HookLoop, callee: str) -> bool:
                                     or summary.does(SCALER_STEP))
 
 
-def unscaled_before(ctx: FileContext, run: HookRun) -> bool | None:
-    """Whether the gradients are unscaled when the override runs: False after a backward
+def scaling_before(ctx: FileContext, run: HookRun) -> tuple[bool | None, str]:
+    """Whether the gradients are unscaled when the override runs, and the GradScaler the
+    loss was last scaled with before it (`self.scaler`). Unscaled: False after a backward
     through a GradScaler (`scaler.scale(loss).backward()`, of a hook or of the loop's own
     code) with no `unscale_` since; True when none ran; None when what runs before it is
     not known: a hook out of reach, a function of the loop that may unscale, or a backward
     or `unscale_` that the loop runs on some iterations only."""
-    return _scaling_before(ctx, run)[0]
-
-
-def scaler_of(ctx: FileContext, run: HookRun) -> str:
-    """The GradScaler the loss was last scaled with before the override (`self.scaler`)."""
-    return _scaling_before(ctx, run)[1]
-
-
-def _scaling_before(ctx: FileContext, run: HookRun) -> tuple[bool | None, str]:
     unscaled: bool | None = True
     scaler = "scaler"
     for ran in run.before():
