@@ -17,6 +17,7 @@ from typing import Iterator
 
 import libcst as cst
 
+from trainlint.analysis.dataflow import code_text_runs
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name
@@ -226,19 +227,13 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
     statements = ctx.module.body
     evals = [(position, found) for position, statement in enumerate(statements)
              for found in _script_evals(ctx, statement)]
-    if not evals or _runs_text(ctx) \
+    if not evals or ctx.shared(code_text_runs) \
             or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
     loops = _script_training_loops(ctx)
     for position, (call, model) in evals:
         if _trained_later(ctx, model, position, loops) and _kept_as_is(ctx, model, call):
             yield call, model.value
-
-
-def _runs_text(ctx: FileContext) -> bool:
-    """The file calls `exec` or `eval` on a string: what that code does to a model cannot be read."""
-    return any(type(call.func) is cst.Name and call.func.value in ("exec", "eval")  # type: ignore[attr-defined]
-               for call in ctx.nodes_of(cst.Call))
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:

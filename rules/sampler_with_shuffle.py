@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from trainlint.analysis.dataflow import (
-    DATALOADER, Values, dataloader_calls, is_constant, keyword, splatted_keyword, target_names,
+    DATALOADER, Values, code_text_runs, dataloader_calls, is_constant, keyword, splatted_keyword, target_names,
 )
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.partials import keyword_argument, partial_target
@@ -419,20 +419,13 @@ class SamplerWithShuffle(Rule):
         then is dropping `shuffle=True` safe."""
         if value is None:
             return True
-        if type(value) is not cst.Call and self.ctx.shared(_runs_code_text):
+        if type(value) is not cst.Call and "exec" in self.ctx.shared(code_text_runs):
             return None  # `exec(open("configurator.py").read())` may bind any name again
         values, complete = Values.of_file(self.ctx).leaves(value)
         if any(is_constant(v, "None") for v in values):
             return True
         built = complete and all(type(v) is cst.Call and _constructs(self.ctx, v) for v in values)
         return False if built else None
-
-
-def _runs_code_text(ctx: FileContext) -> bool:
-    """The file runs code given as text (`exec(...)`, nanoGPT's configurator):
-    what its variables hold is not known from the file alone."""
-    return any(type(call.func) is cst.Name and call.func.value == "exec" and ctx.qualified_name(call.func) in (None, "builtins.exec")
-               for call in ctx.nodes_of(cst.Call))  # type: ignore[attr-defined]
 
 
 def _constructs(ctx: FileContext, call: cst.Call) -> bool:

@@ -51,6 +51,15 @@ def has_star_args(call: cst.Call) -> bool:
     return any(arg.star for arg in call.args)
 
 
+def code_text_runs(ctx: SemanticModel) -> frozenset[str]:
+    """The builtins the file calls that run code given as text (`exec`, `eval`; nanoGPT's
+    configurator): what its variables hold, or what that code does to an object, is not
+    known from the file alone. Ask it through `ctx.shared`."""
+    return frozenset(call.func.value for call in ctx.nodes_of(cst.Call)  # type: ignore[attr-defined]
+                     if type(call.func) is cst.Name and call.func.value in ("exec", "eval")  # type: ignore[attr-defined]
+                     and ctx.qualified_name(call.func) in (None, f"builtins.{call.func.value}"))  # type: ignore[attr-defined]
+
+
 def splatted_keyword(ctx: FileContext, call: cst.Call, name: str) -> cst.BaseExpression | None:
     """The value a `**` argument of `call` surely passes for keyword `name`: one
     written out at the call (`**{"shuffle": True}`, `**dict(shuffle=True)`), or held
