@@ -1893,6 +1893,19 @@ class LossAccumulatedWithGraph(Rule):
         "        total = sum(losses)\n"
         "        meter.update(total)\n"
         "        total = total.item()\n",
+        # the list of the step before summed into a history at the start of the next
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, history):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        history.append(sum(losses))\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3896,14 +3909,18 @@ class LossAccumulatedWithGraph(Rule):
 
     def _kept_past_step(self, outer: cst.For | cst.While, inner: cst.For | cst.While, accumulator: str) -> bool:
         """Something built from the list `accumulator`, filled by `inner`, may outlive an
-        iteration of `outer`: it is read there other than into a number (`len(losses)`,
+        iteration of `outer`: it is read there (outside `inner`) other than into a number (`len(losses)`,
         `sum(losses).item()`) or into a variable that is then only reduced in place
         (`total.div_(n)`, `dist.all_reduce(total)`) or made a number (`total.item()`) until
         a statement of the iteration binds it anew (`total = total.item()`). A list that is
         not a plain variable may be read anywhere: it may be kept."""
         if not accumulator.isidentifier():
             return True
-        for read in self._reads_after(outer, accumulator, self.ctx.subtree_end(inner)):
+        filling = range(self.ctx.order_index(inner), self.ctx.subtree_end(inner) + 1)
+        # before the micro-batches too: what is left from the step before (`history.append(sum(losses))`)
+        for read in self._reads_after(outer, accumulator, -1):
+            if self.ctx.order_index(read) in filling:
+                continue
             if self._makes_number(read):
                 continue
             assign = self.ctx.parent(self._expression_top(read))
