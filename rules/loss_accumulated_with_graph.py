@@ -47,7 +47,7 @@ from trainlint.analysis.hook_runs import hook_runs
 from trainlint.analysis.summarize import kept_parameters
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import BACKWARD, GRAPH, STEP, Summary
+from trainlint.summaries import BACKWARD, GRAPH, Summary
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # tensor methods that return a tensor of the same graph (`loss.float()` on a float32
@@ -259,12 +259,7 @@ class LossAccumulatedWithGraph(Rule):
     is judged on every path: if some path turns `loss` into a float first, the
     line is left alone. A total set again on every iteration of the loop keeps
     nothing across iterations (also as a part of a tuple: `losses, n = [],
-    0`), nor does one set anew on every optimizer step by the loop around a
-    loop over that step's micro-batches (each back-propagated there, none
-    stepped) when nothing built from it outlives the step (read only into a
-    number, `len(losses)`, `sum(losses).item()`, or into a variable that is
-    only reduced in place, `total.div_(n)`, `dist.all_reduce(total)`, until it
-    is made a number, `total = total.item()`), nor does a list emptied on every iteration (`losses.clear()`, `del
+    0`), nor does a list emptied on every iteration (`losses.clear()`, `del
     losses[:]`, also in a method that every iteration calls, on every run of
     it); one reset only under a condition
     (`if step % 100 == 0: total = 0`, also a reset method called there)
@@ -1821,91 +1816,6 @@ class LossAccumulatedWithGraph(Rule):
         "class Net(Trainer):\n"
         "    def record(self, loss):\n"
         "        self.history.append(loss)\n",
-        # the micro-batches of each step back-propagated one by one into a list kept across
-        # steps, and the same kept across the micro-batches of an epoch, some of which step
-        "import torch\n"
-        "def train(model, optimizer, loader, criterion, parts):\n"
-        "    losses = []\n"
-        "    for x, y in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
-        "            loss = criterion(model(xc), yc)\n"
-        "            losses.append(loss)  # expect: TL202\n"
-        "            loss.backward()\n"
-        "        optimizer.step()\n"
-        "    print(sum(losses).item())\n",
-        "import torch\n"
-        "def train(model, optimizer, loader, criterion, accum):\n"
-        "    for epoch in range(10):\n"
-        "        losses = []\n"
-        "        for i, (x, y) in enumerate(loader):\n"
-        "            loss = criterion(model(x), y)\n"
-        "            losses.append(loss)  # expect: TL202\n"
-        "            loss.backward()\n"
-        "            if (i + 1) % accum == 0:\n"
-        "                optimizer.step()\n"
-        "                optimizer.zero_grad()\n"
-        "        print(sum(losses).item())\n",
-        # each micro-batch's statistics, the back-propagated loss among them, summed field by
-        # field into a list kept across the steps
-        "from typing import NamedTuple\n"
-        "import torch\n"
-        "class Stats(NamedTuple):\n"
-        "    loss: torch.Tensor\n"
-        "    kl: torch.Tensor\n"
-        "def micro_step(model, batch):\n"
-        "    loss, kl = model(batch)\n"
-        "    loss.backward()\n"
-        "    return Stats(loss, kl.detach())\n"
-        "def train(model, opt, loader, parts):\n"
-        "    history = []\n"
-        "    for batch in loader:\n"
-        "        step_stats = []\n"
-        "        for part in batch.chunk(parts):\n"
-        "            step_stats.append(micro_step(model, part))  # expect: TL202\n"
-        "        history.append(Stats(*map(sum, zip(*step_stats))))\n"
-        "        opt.step()\n"
-        "        opt.zero_grad()\n"
-        "    return history\n",
-        # the micro-batches' list set anew every step, but its sum kept across steps, directly
-        # or through a variable handed to a meter before it is made a number
-        "import torch\n"
-        "def train(model, optimizer, loader, criterion, parts, history):\n"
-        "    for x, y in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        losses = []\n"
-        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
-        "            loss = criterion(model(xc), yc)\n"
-        "            losses.append(loss)  # expect: TL202\n"
-        "            loss.backward()\n"
-        "        optimizer.step()\n"
-        "        history.append(sum(losses))\n",
-        "import torch\n"
-        "def train(model, optimizer, loader, criterion, parts, meter):\n"
-        "    for x, y in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        losses = []\n"
-        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
-        "            loss = criterion(model(xc), yc)\n"
-        "            losses.append(loss)  # expect: TL202\n"
-        "            loss.backward()\n"
-        "        optimizer.step()\n"
-        "        total = sum(losses)\n"
-        "        meter.update(total)\n"
-        "        total = total.item()\n",
-        # the list of the step before summed into a history at the start of the next
-        "import torch\n"
-        "def train(model, optimizer, loader, criterion, parts, history):\n"
-        "    losses = []\n"
-        "    for x, y in loader:\n"
-        "        history.append(sum(losses))\n"
-        "        optimizer.zero_grad()\n"
-        "        losses = []\n"
-        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
-        "            loss = criterion(model(xc), yc)\n"
-        "            losses.append(loss)  # expect: TL202\n"
-        "            loss.backward()\n"
-        "        optimizer.step()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3264,39 +3174,6 @@ class LossAccumulatedWithGraph(Rule):
         'class HistoryTrainer(Trainer):\n'
         '    def on_step_end(self, a, b, c=None):\n'
         '        self.history.append(b)\n',
-        # the micro-batches of one step, each back-propagated, kept in a list that every
-        # step sets anew: their graphs are freed by the backward passes, and the list with them
-        "import torch\n"
-        "def train(model, optimizer, loader, criterion, parts):\n"
-        "    for x, y in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        losses = []\n"
-        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
-        "            loss = criterion(model(xc), yc)\n"
-        "            losses.append(loss)\n"
-        "            loss.backward()\n"
-        "        optimizer.step()\n"
-        "        print(sum(losses).item())\n",
-        # the same summed, averaged across processes in place, then made a number before a
-        # meter is given it
-        "import torch\n"
-        "import torch.distributed as dist\n"
-        "def train(model, optimizer, loader, criterion, parts, meter, distributed):\n"
-        "    for x, y in loader:\n"
-        "        optimizer.zero_grad()\n"
-        "        losses = []\n"
-        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
-        "            loss = criterion(model(xc), yc)\n"
-        "            losses.append(loss)\n"
-        "            loss.backward()\n"
-        "        optimizer.step()\n"
-        "        total = sum(losses)\n"
-        "        if distributed:\n"
-        "            work = dist.all_reduce(total, async_op=True)\n"
-        "            work.wait()\n"
-        "            total.div_(dist.get_world_size())\n"
-        "        total = total.item()\n"
-        "        meter.update(total, len(losses))\n",
     )
 
     def finish(self) -> None:
@@ -3853,19 +3730,13 @@ class LossAccumulatedWithGraph(Rule):
         if loop is not None:
             if self._reset_each_iteration(loop, node, accumulator, receiver):
                 return []
-            # a loop inside one training iteration keeps nothing past that iteration when the
-            # training loop around it sets the accumulator anew: one that back-propagates
-            # nothing (the terms of the loss being built, `for bow in bows:
-            # loss_list.append(bow_loss)`) inside a loop that back-propagates, or the
-            # micro-batches of one step (each back-propagated, none stepped) inside the loop
-            # that steps, when nothing built from the list may outlive the step; not a step's
-            # statistics kept whole, whose field-wise sums are reported through this list's finding
+            # a loop inside one training iteration (it back-propagates nothing: the terms of
+            # the loss being built, `for bow in bows: loss_list.append(bow_loss)`) keeps
+            # nothing past that iteration when the training loop around it, which
+            # back-propagates, sets the accumulator anew
             inner, outer = loop, self._loop_around(loop)
-            while outer is not None and not self._steps(inner):
-                trains = (self._steps(outer) and node not in self._containers
-                          and not self._kept_past_step(outer, inner, accumulator)
-                          if self._back_propagates(inner) else self._back_propagates(outer))
-                if trains and self._reset_each_iteration(outer, inner, accumulator, receiver):
+            while outer is not None and not self._back_propagates(inner):
+                if self._back_propagates(outer) and self._reset_each_iteration(outer, inner, accumulator, receiver):
                     return []
                 inner, outer = outer, self._loop_around(outer)
             return [loop]
@@ -3906,99 +3777,6 @@ class LossAccumulatedWithGraph(Rule):
         `opt.step()` count)."""
         return any(is_backward(node) or method_call(node, "backward", "step") is not None
                    for node in reachable_nodes(self.ctx, loop.body))
-
-    def _kept_past_step(self, outer: cst.For | cst.While, inner: cst.For | cst.While, accumulator: str) -> bool:
-        """Something built from the list `accumulator`, filled by `inner`, may outlive an
-        iteration of `outer`: it is read there (outside `inner`) other than into a number (`len(losses)`,
-        `sum(losses).item()`) or into a variable that is then only reduced in place
-        (`total.div_(n)`, `dist.all_reduce(total)`) or made a number (`total.item()`) until
-        a statement of the iteration binds it anew (`total = total.item()`). A list that is
-        not a plain variable may be read anywhere: it may be kept."""
-        if not accumulator.isidentifier():
-            return True
-        filling = range(self.ctx.order_index(inner), self.ctx.subtree_end(inner) + 1)
-        # before the micro-batches too: what is left from the step before (`history.append(sum(losses))`)
-        for read in self._reads_after(outer, accumulator, -1):
-            if self.ctx.order_index(read) in filling:
-                continue
-            if self._makes_number(read):
-                continue
-            assign = self.ctx.parent(self._expression_top(read))
-            if (type(assign) is not cst.Assign or len(assign.targets) != 1
-                    or type(assign.targets[0].target) is not cst.Name
-                    or self._kept_from(outer, assign.targets[0].target.value, assign)):
-                return True
-        return False
-
-    def _kept_from(self, outer: cst.For | cst.While, name: str, assign: cst.Assign) -> bool:
-        """Variable `name`, bound by `assign` in `outer`'s body, may be kept: read, before a
-        statement of the iteration binds it anew, other than into a number or by an in-place
-        reduction whose result is dropped or is a collective's handle."""
-        after = self.ctx.order_index(assign)
-        rebinding = next((statement for statement in outer.body.body  # type: ignore[union-attr]
-                          if self.ctx.order_index(statement) > after and self._binds(statement, name)), None)
-        until = self.ctx.subtree_end(rebinding if rebinding is not None else outer)
-        for read in self._reads_after(outer, name, self.ctx.subtree_end(assign)):
-            if self.ctx.order_index(read) > until or self._makes_number(read):
-                continue
-            parent = self.ctx.parent(read)
-            call = self.ctx.parent(parent) if type(parent) in (cst.Attribute, cst.Arg) else None
-            if type(call) is not cst.Call:
-                return True
-            in_place = type(parent) is cst.Attribute and call.func is parent and parent.attr.value.endswith("_")
-            collective = type(parent) is cst.Arg and (self.ctx.qualified_name(call.func) or "").startswith("torch.distributed.")
-            if not (in_place or collective):
-                return True
-        return False
-
-    def _binds(self, statement: cst.BaseStatement, name: str) -> bool:
-        """`statement` is a line that assigns variable `name` (`total = total.item()`)."""
-        return type(statement) is cst.SimpleStatementLine and any(
-            type(small) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name for t in small.targets)
-            for small in statement.body)
-
-    def _reads_after(self, outer: cst.For | cst.While, name: str, after: int) -> list[cst.Name]:
-        """The reads of variable `name` in `outer`'s body past source place `after`."""
-        return [node for node in self.ctx.subtree(outer.body) if type(node) is cst.Name and node.value == name
-                and self.ctx.order_index(node) > after and not self._bound_here(node)]
-
-    def _bound_here(self, name: cst.Name) -> bool:
-        parent = self.ctx.parent(name)
-        return getattr(parent, "target", None) is name or (type(parent) is cst.AsName and parent.name is name)
-
-    def _expression_top(self, node: cst.CSTNode) -> cst.CSTNode:
-        """The whole expression `node` is part of, up to its statement."""
-        top = node
-        for ancestor in self.ctx.ancestors(node):
-            if not isinstance(ancestor, cst.BaseExpression | cst.Arg | cst.Element | cst.SubscriptElement | cst.Index):
-                return top
-            top = ancestor
-        return top
-
-    def _makes_number(self, read: cst.Name) -> bool:
-        """`read` only feeds a Python number: under `.item()` / `.tolist()`, `float()`,
-        `int()` or `len()`."""
-        for ancestor in self.ctx.ancestors(read):
-            if not isinstance(ancestor, cst.BaseExpression | cst.Arg | cst.Element):
-                return False
-            if method_call(ancestor, "item", "tolist") is not None:
-                return True
-            if (type(ancestor) is cst.Call and type(ancestor.func) is cst.Name and ancestor.func.value in ("float", "int", "len")
-                    and self.ctx.qualified_name(ancestor.func) in (None, f"builtins.{ancestor.func.value}")):
-                return True
-        return False
-
-    def _steps(self, loop: cst.For | cst.While) -> bool:
-        """An iteration of `loop` may step something (`opt.step()`, `scaler.step(opt)`, even
-        `scheduler.step()`), in it or in a function of the file it calls, or may call a
-        function of another module of the project that steps."""
-        for node in reachable_nodes(self.ctx, loop.body):
-            if method_call(node, "step") is not None:
-                return True
-            summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
-            if summary is not None and summary.does(STEP):
-                return True
-        return False
 
     def _reset_each_iteration(self, loop: cst.For | cst.While, at: cst.CSTNode, accumulator: str,
                               receiver: str | None) -> bool:
