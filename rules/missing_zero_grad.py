@@ -133,8 +133,9 @@ class MissingZeroGrad(Rule):
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
     joining several models' parameters (`Adam(itertools.chain(netG.parameters(),
-    netD.parameters()))`) is cleared when each of them is, by its own
-    `zero_grad()` or by that of an optimizer built on it; one built on
+    netD.parameters()))`) is cleared when each of them is, on every path to
+    its step, by its own `zero_grad()` or by that of an optimizer built on
+    it (not by one that runs only every few iterations); one built on
     anything else (a list of parameter groups) may hold that model's
     parameters, and counts as cleared. A submodule's `zero_grad()`
     (`model.head.zero_grad()` beside `SGD(model.parameters())`) clears that
@@ -766,6 +767,24 @@ class MissingZeroGrad(Rule):
         "        opt_g.step()\n"
         "        head(gen(x)).mean().backward()\n"
         "        opt_info.step()  # expect: TL401\n",
+        # the discriminator, one of the joined models, cleared only on the iterations that train
+        # it, while the joined optimizer steps on every one
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    g_opt = torch.optim.Adam(netG.parameters())\n"
+        "    d_opt = torch.optim.Adam(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for step, real in enumerate(batches):\n"
+        "        if step % d_every == 0:\n"
+        "            d_opt.zero_grad()\n"
+        "            netD(real).mean().backward()\n"
+        "            d_opt.step()\n"
+        "        g_opt.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        g_opt.step()\n"
+        "        netD(netG(real)).square().mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1386,6 +1405,24 @@ class MissingZeroGrad(Rule):
         "            self.opt_g.step()\n"
         "            self.disc(self.gen(x)).pow(2).mean().backward()\n"
         "            self.opt_info.step()\n",
+        # the same, the joined optimizer stepped only on the iterations that clear the
+        # discriminator: both models are cleared on every path to its step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    g_opt = torch.optim.Adam(netG.parameters())\n"
+        "    d_opt = torch.optim.Adam(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for step, real in enumerate(batches):\n"
+        "        g_opt.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        g_opt.step()\n"
+        "        if step % d_every == 0:\n"
+        "            d_opt.zero_grad()\n"
+        "            netD(real).mean().backward()\n"
+        "            d_opt.step()\n"
+        "            netD(netG(real)).square().mean().backward()\n"
+        "            both_opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1680,9 +1717,13 @@ class MissingZeroGrad(Rule):
             cleared |= {name for name, owner in owners.items()
                         if models and (owner is None or any(_same_or_inside(owner, model) or self._one_module(owner, model)
                                                             for model in models))}
-            # an optimizer joining several models' parameters is cleared when each model is,
-            # by its own zero_grad() or that of an optimizer built on it
-            covered = models | {owner for name, owner in owners.items() if name in cleared and owner}
+            # an optimizer joining several models' parameters is cleared when each model is, on
+            # every path to the step, by its own zero_grad() or that of an optimizer built on it:
+            # a model cleared only every few iterations (`if i % 5 == 0: opt_d.zero_grad()`)
+            # keeps its gradients in the others, which the joined optimizer steps
+            always = [(name, model) for node, name, model, _ in clears if self._on_every_path(node, step, loop)]
+            covered = ({name for name, model in always if model}
+                       | {owner for name, model in always if not model and (owner := owners.get(name))})
             cleared |= {name for name, parts in joined.items()
                         if all(any(_same_or_inside(part, model) for model in covered) for part in parts)}
             # an optimizer cleared under another name than any stepped one may be any of them
@@ -1785,6 +1826,13 @@ class MissingZeroGrad(Rule):
         (`ddp_model = DDP(model)`, `torch.compile(model)`)."""
         sources = self.ctx.shared(_module_sources)
         return second in sources.get(first, ()) or first in sources.get(second, ())
+
+    def _on_every_path(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """The clear runs on every path of an iteration of `loop` that reaches the step: each
+        `if` of the loop around it is around the step too, on the same side. A clear in a
+        helper the loop calls counts, as it does for any optimizer."""
+        step_sides = _branch_sides(self.ctx, step, loop)
+        return all(step_sides.get(branch) == side for branch, side in _branch_sides(self.ctx, clear, loop).items())
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:
