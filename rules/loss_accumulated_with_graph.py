@@ -1816,6 +1816,45 @@ class LossAccumulatedWithGraph(Rule):
         "class Net(Trainer):\n"
         "    def record(self, loss):\n"
         "        self.history.append(loss)\n",
+        # a step's micro-batch losses, each back-propagated, in a list set anew every step: what
+        # is built from it still outlives the step when an in-place op's result is kept
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, history):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = sum(losses)\n"
+        "        history.append(total.div_(parts))\n",
+        # ... when a differentiable collective's result (a tensor of the graph) is kept
+        "import torch.distributed.nn\n"
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, history):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        history.append(torch.distributed.nn.all_reduce(sum(losses)))\n",
+        # ... when the list is read while it is filled, its last item kept
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, history):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "            history.append(losses[-1])\n"
+        "        optimizer.step()\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it

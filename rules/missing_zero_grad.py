@@ -132,8 +132,12 @@ class MissingZeroGrad(Rule):
     optimizer still flags the generator's step. A model's `zero_grad()`
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
-    built on anything else (a list of parameter groups) may hold that
-    model's parameters, and counts as cleared. A submodule's `zero_grad()`
+    joining several models' parameters (`Adam(itertools.chain(netG.parameters(),
+    netD.parameters()))`) is cleared when each of them is, on every path to
+    its step, by its own `zero_grad()` or by that of an optimizer built on
+    it (not by one that runs only every few iterations); one built on
+    anything else (a list of parameter groups) may hold that model's
+    parameters, and counts as cleared. A submodule's `zero_grad()`
     (`model.head.zero_grad()` beside `SGD(model.parameters())`) clears that
     part only, and so does a clear of the parameters a test of their names
     picks (`for name, p in model.named_parameters(): if "head" in name:
@@ -746,6 +750,41 @@ class MissingZeroGrad(Rule):
         "            opt = torch.optim.SGD(layer.parameters(), lr=1.0)\n"
         "        layer(inputs).mean().backward()\n"
         "        opt.step()  # expect: TL401\n",
+        # an optimizer joining the generator's and a head's parameters: the loop clears the
+        # generator's (through its own optimizer), never the head's
+        "import itertools\n"
+        "import torch\n"
+        "def train(gen, disc, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_d = torch.optim.Adam(disc.parameters())\n"
+        "    opt_info = torch.optim.Adam(itertools.chain(gen.parameters(), head.parameters()))\n"
+        "    for x in loader:\n"
+        "        opt_d.zero_grad()\n"
+        "        disc(x).mean().backward()\n"
+        "        opt_d.step()\n"
+        "        opt_g.zero_grad()\n"
+        "        disc(gen(x)).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()  # expect: TL401\n",
+        # the discriminator, one of the joined models, cleared only on the iterations that train
+        # it, while the joined optimizer steps on every one
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    g_opt = torch.optim.Adam(netG.parameters())\n"
+        "    d_opt = torch.optim.Adam(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for step, real in enumerate(batches):\n"
+        "        if step % d_every == 0:\n"
+        "            d_opt.zero_grad()\n"
+        "            netD(real).mean().backward()\n"
+        "            d_opt.step()\n"
+        "        g_opt.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        g_opt.step()\n"
+        "        netD(netG(real)).square().mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1345,6 +1384,45 @@ class MissingZeroGrad(Rule):
         "            opt = torch.optim.SGD(trainable.values(), lr=1.0)\n"
         "            layer(inputs).mean().backward()\n"
         "            opt.step()\n",
+        # an optimizer joining the generator's and the discriminator's parameters: the loop
+        # clears both, through the optimizer built on each
+        "from itertools import chain\n"
+        "import torch\n"
+        "class InfoTrainer:\n"
+        "    def __init__(self, gen, disc):\n"
+        "        self.gen = gen\n"
+        "        self.disc = disc\n"
+        "        self.opt_g = torch.optim.Adam(self.gen.parameters())\n"
+        "        self.opt_d = torch.optim.Adam(self.disc.parameters())\n"
+        "        self.opt_info = torch.optim.Adam(chain(self.gen.parameters(), self.disc.parameters()))\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.opt_d.zero_grad()\n"
+        "            self.disc(x).mean().backward()\n"
+        "            self.opt_d.step()\n"
+        "            self.opt_g.zero_grad()\n"
+        "            self.disc(self.gen(x)).mean().backward()\n"
+        "            self.opt_g.step()\n"
+        "            self.disc(self.gen(x)).pow(2).mean().backward()\n"
+        "            self.opt_info.step()\n",
+        # the same, the joined optimizer stepped only on the iterations that clear the
+        # discriminator: both models are cleared on every path to its step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    g_opt = torch.optim.Adam(netG.parameters())\n"
+        "    d_opt = torch.optim.Adam(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for step, real in enumerate(batches):\n"
+        "        g_opt.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        g_opt.step()\n"
+        "        if step % d_every == 0:\n"
+        "            d_opt.zero_grad()\n"
+        "            netD(real).mean().backward()\n"
+        "            d_opt.step()\n"
+        "            netD(netG(real)).square().mean().backward()\n"
+        "            both_opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1415,6 +1493,19 @@ class MissingZeroGrad(Rule):
             return self._owner_from_callers(optimizer)
         owner = method_call(params, "parameters") if params is not None else None
         return self.ctx.code(owner) if type(owner) in (cst.Name, cst.Attribute) else None
+
+    def _joined_owners(self, optimizer: cst.BaseExpression) -> list[str]:
+        """The models an optimizer of the file was built on when it joins their
+        parameters (`g` and `d` of `Adam(itertools.chain(g.parameters(), d.parameters()))`);
+        empty when it is built on anything else."""
+        params = optimizer_params(self.ctx.receivers, optimizer)
+        if type(params) is not cst.Call or self.ctx.qualified_name(params.func) != "itertools.chain":
+            return []
+        owners = [method_call(arg.value, "parameters") if not arg.star and arg.keyword is None else None
+                  for arg in params.args]
+        if not owners or any(type(owner) not in (cst.Name, cst.Attribute) for owner in owners):
+            return []
+        return [self.ctx.code(owner) for owner in owners]  # type: ignore[arg-type]
 
     def _owner_from_callers(self, optimizer: cst.Name) -> str | None:
         function = self.ctx.enclosing_function(optimizer)
@@ -1514,6 +1605,7 @@ class MissingZeroGrad(Rule):
             clears: list[tuple[cst.CSTNode, str | None, bool, bool]] = []
             owners: dict[str, str | None] = {}  # optimizer -> the model whose parameters it was built on
             picked: dict[str, str] = {}  # an item a variable key picks (`self.optimizer[name]`) -> its container
+            joined: dict[str, list[str]] = {}  # optimizer -> the models whose parameters it joins
             backward = False
             for node in reachable_nodes(self.ctx, loop.body):
                 handed = self._handed_out_of_sight(node)
@@ -1556,6 +1648,9 @@ class MissingZeroGrad(Rule):
                     owner = self._parameters_owner(optimizer)
                     owners[named] = (self._named_as_called(owner, optimizer, loop)
                                      if owner is not None else None)
+                    parts = [self._named_as_called(part, optimizer, loop) for part in self._joined_owners(optimizer)]
+                    if parts and None not in parts:
+                        joined[named] = parts  # type: ignore[assignment]
                 helper = self._external_step(node)
                 if helper is None and not backward:
                     followed = self._followed_summary(node)  # `backward(loss)` of steps.py
@@ -1569,7 +1664,7 @@ class MissingZeroGrad(Rule):
                         steps.append((node, code, message.format(self.ctx.code(node.func), code, code)))  # type: ignore[attr-defined]
                         owners[code] = None if isinstance(optimizer, str) else self._parameters_owner(optimizer)
             if backward:
-                self._judge(loop, steps, clears, owners, picked)
+                self._judge(loop, steps, clears, owners, picked, joined)
         self._judge_helper_loops()
 
     def _unknown_step(self, node: cst.CSTNode) -> cst.BaseExpression | None:
@@ -1597,7 +1692,7 @@ class MissingZeroGrad(Rule):
 
     def _judge(self, loop: cst.CSTNode, steps: list[tuple[cst.CSTNode, str, str | None]],
                clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None],
-               picked: dict[str, str]) -> None:
+               picked: dict[str, str], joined: dict[str, list[str]]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
         for step, optimizer, helper in steps:
             if self._built_each_iteration(loop, step, optimizer, owners.get(optimizer)):
@@ -1622,6 +1717,15 @@ class MissingZeroGrad(Rule):
             cleared |= {name for name, owner in owners.items()
                         if models and (owner is None or any(_same_or_inside(owner, model) or self._one_module(owner, model)
                                                             for model in models))}
+            # an optimizer joining several models' parameters is cleared when each model is, on
+            # every path to the step, by its own zero_grad() or that of an optimizer built on it:
+            # a model cleared only every few iterations (`if i % 5 == 0: opt_d.zero_grad()`)
+            # keeps its gradients in the others, which the joined optimizer steps
+            always = [(name, model) for node, name, model, _ in clears if self._on_every_path(node, step, loop)]
+            covered = ({name for name, model in always if model}
+                       | {owner for name, model in always if not model and (owner := owners.get(name))})
+            cleared |= {name for name, parts in joined.items()
+                        if all(any(_same_or_inside(part, model) for model in covered) for part in parts)}
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
                 continue
@@ -1722,6 +1826,13 @@ class MissingZeroGrad(Rule):
         (`ddp_model = DDP(model)`, `torch.compile(model)`)."""
         sources = self.ctx.shared(_module_sources)
         return second in sources.get(first, ()) or first in sources.get(second, ())
+
+    def _on_every_path(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode) -> bool:
+        """The clear runs on every path of an iteration of `loop` that reaches the step: each
+        `if` of the loop around it is around the step too, on the same side. A clear in a
+        helper the loop calls counts, as it does for any optimizer."""
+        step_sides = _branch_sides(self.ctx, step, loop)
+        return all(step_sides.get(branch) == side for branch, side in _branch_sides(self.ctx, clear, loop).items())
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:
