@@ -3,7 +3,8 @@ eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
 `self.model.eval()` in a method its training method calls first) and trains it in a
 loop of another method, where nothing may put it back in train mode; and a script
 that does the same with a name of the module (`model = Net().eval()`, then a training
-loop of the module's own code).
+loop of the module's own code, its `if __name__ == "__main__":` block included), or a
+function with a model it builds itself.
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -13,14 +14,14 @@ instance) that reaches code which may switch its mode are left alone."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
 from trainlint.analysis.dataflow import code_text_runs
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import assignment_targets, dotted_name
+from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
 from trainlint.analysis.training import method_call
 from trainlint.context import FileContext
@@ -31,6 +32,8 @@ _READS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"
 # methods that return the module itself: harmless only when that result is dropped or kept
 # under the same name (`self.model = self.model.to(device)`), not handed on
 _RETURNS_ITSELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "eval", "requires_grad_"})
+# the training loops of a script, by variable: each loop's place in source order and the optimizers it steps
+_Loops = dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]
 
 
 def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, str]]:
@@ -216,29 +219,74 @@ def _top_level_evals(ctx: FileContext, method: cst.FunctionDef, model: str) -> I
                     yield value  # type: ignore[misc]
 
 
-def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str]]:
-    """Each `.eval()` (the call, the model's name) of a name of the module, made by a
-    statement of the module's own body (`model = Net().eval()`, or `model.eval()` after
-    `model = Net()`), that a later loop of the module's code trains: runs it forward with
-    gradients, back-propagates and steps an optimizer built from it. Only where nothing
-    may put it back in train mode: the file switches nothing to train mode, and the name
-    is only run forward, read, moved in place or assigned before the `.eval()` (see
-    `_kept_as_is`); and the module runs no code from text (`exec("model.train()")`)."""
-    statements = ctx.module.body
-    evals = [(position, found) for position, statement in enumerate(statements)
-             for found in _script_evals(ctx, statement)]
+def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str | None]]:
+    """Each `.eval()` (the call, the model's name, the name of its function: None at the
+    module's level) of a variable, made by a statement of a code body read as a script
+    (see `_script_bodies`): `model = Net().eval()`, or `model.eval()` after `model =
+    Net()`, that a later loop of the same body trains: runs it forward with gradients,
+    back-propagates and steps an optimizer built from it. A function's model must be one
+    it builds (see `_built_here`): a parameter, a global or an attribute may be switched
+    by its caller. Only where nothing may put it back in train mode: the file switches
+    nothing to train mode, and the name is only run forward, read, moved in place or
+    assigned before the `.eval()` (see `_kept_as_is`); and the module runs no code from
+    text (`exec("model.train()")`)."""
+    evals = [(body, call, model) for body, statements in _script_bodies(ctx)
+             for statement in statements for call, model in _script_evals(ctx, statement)
+             if _made_by(ctx, model, body)]
     if not evals or ctx.shared(code_text_runs) \
             or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
-    loops = _script_training_loops(ctx)
-    for position, (call, model) in evals:
-        if _trained_later(ctx, model, position, loops) and _kept_as_is(ctx, model, call):
-            yield call, model.value
+    loops = _script_training_loops(ctx, list(dict.fromkeys(body for body, _, _ in evals)))
+    for body, call, model in evals:
+        if _trained_later(ctx, model, call, loops) and _kept_as_is(ctx, model, call):
+            yield call, model.value, body.name.value if type(body) is cst.FunctionDef else None
+
+
+def _script_bodies(ctx: FileContext) -> Iterator[tuple[cst.Module | cst.FunctionDef, Sequence[cst.CSTNode]]]:
+    """The code bodies read as scripts, each with its statements in order: the module's
+    own, where the body of an `if __name__ == "__main__":` block goes on from the
+    statements before it, and each function's own."""
+    yield ctx.module, [inner for statement in ctx.module.body for inner in _run_in_place(statement)]
+    for function in ctx.nodes_of(cst.FunctionDef):
+        if type(function.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            yield function, function.body.body  # type: ignore[attr-defined,misc]
+
+
+def _run_in_place(statement: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statements that run where `statement`, one of the module's, stands when the
+    module runs as a script: those of the body of `if __name__ == "__main__":`."""
+    if type(statement) is cst.If and runs_as_script_only(statement) \
+            and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+        return statement.body.body  # type: ignore[attr-defined,no-any-return]
+    return (statement,)
+
+
+def _made_by(ctx: FileContext, model: cst.Name, body: cst.Module | cst.FunctionDef) -> bool:
+    """`model` is a variable of `body`: of the module, or a local of the function that
+    builds it (see `_built_here`)."""
+    binding = ctx.receivers.binding(model)
+    return binding is not None and binding.owner is body and (body is ctx.module or _built_here(ctx, binding))
+
+
+def _built_here(ctx: FileContext, model: Binding) -> bool:
+    """Every value the variable `model` is assigned is a module made by a call, moved or
+    put in eval mode (`Net()`, `resnet18(weights=w).to(device).eval()`), or the module it
+    already holds, moved (`model = model.to(device)`): not one read from elsewhere
+    (`model = self.model`), which other code may switch."""
+    values = ctx.receivers.only_assigned(model)
+    if values is None:
+        return False
+    for value in values:
+        while (receiver := method_call(value, *_RETURNS_ITSELF)) is not None:
+            value = receiver
+        if type(value) is not cst.Call and ctx.receivers.binding(value) != model:
+            return False
+    return True
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:
-    """The `.eval()` calls of a plain name that `statement`, one of the module's own,
-    makes on every run: `model.eval()`, `model = Net().eval()`."""
+    """The `.eval()` calls of a plain name that `statement`, one of a script's own (see
+    `_script_bodies`), makes on every run: `model.eval()`, `model = Net().eval()`."""
     if type(statement) is not cst.SimpleStatementLine:
         return
     for small in statement.body:
@@ -252,17 +300,16 @@ def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cs
                 yield value, small.targets[0].target  # type: ignore[misc]
 
 
-def _script_training_loops(ctx: FileContext) -> dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]:
-    """The loops of the module's code (outside functions and classes) that back-propagate,
-    by each variable they run forward with gradients: the place of the module's statement
-    the loop is in, and the optimizers it steps. Read once per file, outermost loops
-    alone: a loop nested in one holds nothing its outer loop does not."""
-    trained: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]] = {}
-    for position, statement in enumerate(ctx.module.body):
-        if type(statement) in (cst.FunctionDef, cst.ClassDef):
-            continue
+def _script_training_loops(ctx: FileContext, bodies: list[cst.Module | cst.FunctionDef]) -> _Loops:
+    """The loops of `bodies` (the module's code outside functions and classes, a
+    function's own) that back-propagate, by each variable of that body they run forward
+    with gradients: the loop's place in source order, and the optimizers it steps. Read
+    once per file, outermost loops alone: a loop nested in one holds nothing its outer
+    loop does not."""
+    trained: _Loops = {}
+    for body in bodies:
         end = -1  # the last node of the outermost loop read so far
-        for loop in ctx.own_nodes(statement):
+        for loop in ctx.own_nodes(body if body is ctx.module else body.body):  # type: ignore[union-attr]
             if type(loop) not in (cst.For, cst.While) or ctx.order_index(loop) <= end:
                 continue
             end = ctx.subtree_end(loop)
@@ -274,19 +321,19 @@ def _script_training_loops(ctx: FileContext) -> dict[Binding, list[tuple[int, li
                    and lexical_grad_mode(ctx, node) in (None, "on")}
             stepped = [step for node in inside if (step := optimizer_step(ctx, node)) is not None]
             for binding in run:
-                if binding is not None:
-                    trained.setdefault(binding, []).append((position, stepped))
+                # a global run by a function's loop is not the function's script
+                if binding is not None and binding.owner is body:
+                    trained.setdefault(binding, []).append((ctx.order_index(loop), stepped))
     return trained
 
 
-def _trained_later(ctx: FileContext, model: cst.Name, position: int,
-                   loops: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]) -> bool:
-    """A loop of the module's code after its statement at `position` (see
-    `_script_training_loops`) runs `model` forward with gradients, back-propagates, and
-    steps an optimizer whose every assignment builds it from `model`
-    (`SGD(model.parameters(), lr=0.1)`): a frozen teacher, or a loop whose optimizer holds
-    other parameters, is not trained there."""
+def _trained_later(ctx: FileContext, model: cst.Name, call: cst.Call, loops: _Loops) -> bool:
+    """A loop of `model`'s script after `call` (see `_script_training_loops`) runs
+    `model` forward with gradients, back-propagates, and steps an optimizer whose every
+    assignment builds it from `model` (`SGD(model.parameters(), lr=0.1)`): a frozen
+    teacher, or a loop whose optimizer holds other parameters, is not trained there."""
     binding = ctx.receivers.binding(model)
+    position = ctx.order_index(call)
     return binding is not None and any(
         later > position and any(_built_from(ctx, step, binding) for step in stepped)
         for later, stepped in loops.get(binding, ()))

@@ -54,14 +54,19 @@ class MissingTrainMode(Rule):
     subclasses in the file, the `.eval()` runs under a condition, or a
     method assigns the model anew. So does a script that puts a name of the
     module in eval mode in a statement of the module's own code (`model =
-    Net().eval()`, or `model.eval()`) and trains it in a later loop of that
-    code (a forward with gradients, a backward, a step of an optimizer built
-    from it: not a frozen teacher, nor a backbone under a probe that the
-    optimizer alone holds), when the file puts nothing in train mode and the
-    name is only run forward, read or moved (`model = model.to(device)`):
-    not handed to a call (`prepare(model)`), walked, kept under another name
-    or assigned anew after the `.eval()`, and the file runs no code from
-    text (`exec(...)`, `eval(...)`).
+    Net().eval()`, or `model.eval()`; the body of an `if __name__ ==
+    "__main__":` block goes on from that code) and trains it in a later loop
+    of that code (a forward with gradients, a backward, a step of an
+    optimizer built from it: not a frozen teacher, nor a backbone under a
+    probe that the optimizer alone holds), and a function that does the same
+    in statements of its own body with a model it builds (`model = Net()`,
+    `Net().eval()`: not a parameter, a global or one read from an
+    attribute, which its caller may switch), when the file puts nothing in
+    train mode and the name is only run forward, read or moved (`model =
+    model.to(device)`): not handed to a call (`prepare(model)`), walked,
+    kept under another name or assigned anew after the `.eval()`, and the
+    file runs no code from text (`exec(...)`, `eval(...)`). An `.eval()`
+    under a condition (`if args.freeze_bn: model.eval()`) is not read there.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1214,6 +1219,45 @@ class MissingTrainMode(Rule):
         "                model(x)\n"
         "        safetensors.torch.save_file(model.state_dict(), \"last.safetensors\")\n"
         "        np.save(\"head.npy\", model.head.weight.detach().cpu().numpy())\n",
+        # a script whose code is in its `if __name__ == "__main__":` block: the block goes
+        # on from the module's code, the model built there or before it
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "backbone = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    model.eval()  # expect: TL405\n"
+        "    backbone.eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    backbone_opt = torch.optim.Adam(backbone.parameters())\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            loss = nn.functional.mse_loss(model(x), y)\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        for images, labels in image_loader:\n"
+        "            backbone_opt.zero_grad()\n"
+        "            nn.functional.cross_entropy(backbone(images), labels).backward()\n"
+        "            backbone_opt.step()\n",
+        # a function that builds its model in eval mode and trains it in a loop of its own:
+        # whoever calls it, every step trains in eval mode
+        "import torch\n"
+        "import torchvision\n"
+        "from torch import nn\n"
+        "def main(args):\n"
+        "    device = torch.device(\"cuda\")\n"
+        "    model = torchvision.models.resnet18(num_classes=args.classes).to(device).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)\n"
+        "    for epoch in range(args.epochs):\n"
+        "        for images, labels in train_loader:\n"
+        "            loss = nn.functional.cross_entropy(model(images.to(device)), labels.to(device))\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        torch.save(model.state_dict(), f\"epoch{epoch}.pt\")\n"
+        "if __name__ == \"__main__\":\n"
+        "    main(parse_args())\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2565,6 +2609,97 @@ class MissingTrainMode(Rule):
         "    optimizer.zero_grad()\n"
         "    loss.backward()\n"
         "    optimizer.step()\n",
+        # a function's model built in eval mode that a helper called from its loop puts back
+        # in train mode
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "def train_step(model, optimizer, x, y):\n"
+        "    model.train()\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def main():\n"
+        "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        train_step(model, optimizer, x, y)\n"
+        "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a function's model that its caller may switch: a parameter, one read from an
+        # attribute, a global; and a frozen teacher the function builds but does not step
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "def fit(model, loader):\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "class Finetuner:\n"
+        "    def fit(self, loader):\n"
+        "        model = self.model\n"
+        "        model.eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "def fit_global(loader):\n"
+        "    net.eval()\n"
+        "    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(net(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def distill(loader):\n"
+        "    teacher = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "    student = nn.Linear(8, 8)\n"
+        "    optimizer = torch.optim.SGD(student.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        with torch.no_grad():\n"
+        "            target = teacher(x)\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(student(x), target).backward()\n"
+        "        optimizer.step()\n",
+        # a function's model put in eval mode only on some runs (`if args.freeze_bn:`), or
+        # only after training, for testing; and one whose loop does not back-propagate
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "def main(args):\n"
+        "    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "    if args.freeze_bn:\n"
+        "        model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        for x, y in test_loader:\n"
+        "            print(model(x).argmax(1).eq(y).float().mean())\n"
+        "def calibrate(loader):\n"
+        "    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        model(x)\n"
+        "        optimizer.step()\n",
+        # a script's `if __name__ == \"__main__\":` block that puts its model back in train
+        # mode inside the loop
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        model.train()\n"
+        "        loss = nn.functional.mse_loss(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
@@ -2629,9 +2764,10 @@ class MissingTrainMode(Rule):
                     reported.add(node)
                     self.report(node, f"`{setup}()` puts `{model}` in eval mode and `{trainer}()` trains it "
                                       "without `.train()`: dropout and BatchNorm stay in eval mode")
-        for node, model in left_in_eval_by_the_script(self.ctx):
+        for node, model, function in left_in_eval_by_the_script(self.ctx):
             if node not in reported:
-                self.report(node, f"`{model}` is put in eval mode before the script's training loop trains it "
+                script = f"`{function}()`'s" if function is not None else "the script's"
+                self.report(node, f"`{model}` is put in eval mode before {script} training loop trains it "
                                   "without `.train()`: dropout and BatchNorm stay in eval mode")
 
     def _steps_what_it_holds(self, call: cst.CSTNode, stepped: set[str]) -> bool:
