@@ -237,8 +237,9 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
             or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
     loops = _script_training_loops(ctx, list(dict.fromkeys(body for body, _, _ in evals)))
+    read_only: dict[Binding, bool] = {}
     for body, call, model in evals:
-        if _trained_later(ctx, model, call, loops) and _kept_as_is(ctx, model, call):
+        if _trained_later(ctx, model, call, loops) and _kept_as_is(ctx, model, call, read_only):
             yield call, model.value, body.name.value if type(body) is cst.FunctionDef else None
 
 
@@ -351,12 +352,11 @@ def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding 
         for value in values)  # type: ignore[union-attr]
 
 
-def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call) -> bool:
+def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call, read_only: dict[Binding, bool]) -> bool:
     """`model` holds, from `call` on, the module put in eval mode, and nothing may switch
     it: it is bound by plain assignments alone, none after `call` but one that keeps it
-    as it is (`model = model.to(device)`), and every read of it is a forward, a read of
-    its weights or a move (see `_leaves_mode`), not a call it is handed to (`set_train(model)`,
-    `DDP(model)`), a walk of its layers (`.modules()`, `.apply(...)`) or another name."""
+    as it is (`model = model.to(device)`), and it is only run forward, read or moved (see
+    `_only_read`, asked once per variable and kept in `read_only`)."""
     binding = ctx.receivers.binding(model)
     values = ctx.receivers.only_assigned(binding) if binding is not None else None
     if values is None:
@@ -366,7 +366,20 @@ def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call) -> bool:
         if ctx.order_index(value) > ctx.order_index(call) and not (
                 kept is not None and ctx.receivers.binding(kept) == binding):  # type: ignore[arg-type]
             return False
-    for node in ctx.receivers.spelled(model.value):
+    if binding not in read_only:
+        read_only[binding] = _only_read(ctx, model.value, binding)  # type: ignore[index,arg-type]
+    return read_only[binding]  # type: ignore[index]
+
+
+def _only_read(ctx: FileContext, name: str, binding: Binding) -> bool:
+    """Every read of the variable `binding` (spelled `name`) is a forward, a read of its
+    weights or a move (see `_leaves_mode`), not a call it is handed to (`set_train(model)`,
+    `DDP(model)`), a walk of its layers (`.modules()`, `.apply(...)`) or another name. A
+    function's local is looked for in that function alone: a file of many functions
+    naming their model alike reads each function's names once."""
+    owner = binding.owner
+    spelled = ctx.receivers.spelled(name) if owner is ctx.module else ctx.receivers.spelled_within(name, owner)
+    for node in spelled:
         parent = ctx.parent(node)
         if type(node) is not cst.Name or (type(parent) is cst.Attribute and parent.attr is node):
             continue

@@ -100,3 +100,24 @@ def test_an_eval_before_a_function_s_epochs_and_one_for_validation_are_each_repo
     )
     lines = [finding.line for finding in findings_of(MissingTrainMode, source)]
     assert lines == [5, 12]
+
+
+def test_each_function_s_model_is_looked_for_in_that_function_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a function's model is only run forward, read or moved is asked of the
+    names in that function, once per variable: a file of many functions all naming
+    their model `model` does not read every function's `model` for each `.eval()`."""
+    count = 100
+    source = _functions(count)
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    read = 0
+    binding = ctx.receivers.binding
+
+    def counted(node: cst.BaseExpression) -> object:
+        nonlocal read
+        read += type(node) is cst.Name and node.value == "model"
+        return binding(node)
+
+    monkeypatch.setattr(ctx.receivers, "binding", counted)
+    found = [function for _, _, function in built.left_in_eval_by_the_script(ctx)]
+    assert found == [f"fit{i}" for i in range(count)]
+    assert read <= 4 * len(ctx.receivers.spelled("model"))
