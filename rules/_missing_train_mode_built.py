@@ -4,7 +4,8 @@ eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
 loop of another method, where nothing may put it back in train mode; and a script
 that does the same with a name of the module (`model = Net().eval()`, then a training
 loop of the module's own code, its `if __name__ == "__main__":` block included), or a
-function with a model it builds itself.
+function with a model it surely builds itself (a module of torch, torchvision, timm or
+of the file).
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -23,7 +24,7 @@ from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
-from trainlint.analysis.training import method_call
+from trainlint.analysis.training import MODULE_WRAPPERS, method_call, module_behind
 from trainlint.context import FileContext
 
 # methods of a module that read it or its weights and leave its mode (and its submodules) alone
@@ -225,11 +226,11 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
     (see `_script_bodies`): `model = Net().eval()`, or `model.eval()` after `model =
     Net()`, that a later loop of the same body trains: runs it forward with gradients,
     back-propagates and steps an optimizer built from it. A function's model must be one
-    it builds (see `_built_here`): a parameter, a global or an attribute may be switched
-    by its caller. Only where nothing may put it back in train mode: the file switches
-    nothing to train mode, and the name is only run forward, read, moved in place or
-    assigned before the `.eval()` (see `_kept_as_is`); and the module runs no code from
-    text (`exec("model.train()")`)."""
+    it surely builds (see `_built_here`): a parameter, a global, an attribute or what a
+    call returns may be switched by other code. Only where nothing may put it back in
+    train mode: the file switches nothing to train mode, and the name is only run
+    forward, read, moved in place or assigned before the `.eval()` (see `_kept_as_is`);
+    and the module runs no code from text (`exec("model.train()")`)."""
     evals = [(body, call, model) for body, statements in _script_bodies(ctx)
              for statement in statements for call, model in _script_evals(ctx, statement)
              if _made_by(ctx, model, body)]
@@ -270,19 +271,60 @@ def _made_by(ctx: FileContext, model: cst.Name, body: cst.Module | cst.FunctionD
 
 
 def _built_here(ctx: FileContext, model: Binding) -> bool:
-    """Every value the variable `model` is assigned is a module made by a call, moved or
-    put in eval mode (`Net()`, `resnet18(weights=w).to(device).eval()`), or the module it
-    already holds, moved (`model = model.to(device)`): not one read from elsewhere
-    (`model = self.model`), which other code may switch."""
+    """Every value the variable `model` is assigned is a new module (see
+    `_constructs_module`), moved, put in eval mode or wrapped (`Net()`,
+    `resnet18(weights=w).to(device).eval()`, `DDP(Net().cuda())`), or the module it
+    already holds, moved or wrapped (`model = model.to(device)`, `model =
+    DDP(model)`): not one read from elsewhere (`self.model`, `DataParallel(self.model)`)
+    or returned by a call the rule cannot read (`self.build_model()`,
+    `get_model("resnet")`), whose module other code may switch."""
     values = ctx.receivers.only_assigned(model)
     if values is None:
         return False
     for value in values:
-        while (receiver := method_call(value, *_RETURNS_ITSELF)) is not None:
-            value = receiver
-        if type(value) is not cst.Call and ctx.receivers.binding(value) != model:
+        value = module_behind(ctx, value)
+        if type(value) is cst.Call:
+            if not _constructs_module(ctx, value):
+                return False
+        elif ctx.receivers.binding(value) != model:
             return False
     return True
+
+
+# what calls of these build: a new module, of its maker's code (no hook of the caller's)
+_MODULE_MAKERS = ("torchvision.models.", "timm.models.")
+_MODULE_FACTORIES = frozenset({"timm.create_model"})
+
+
+def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` builds a new module: a class of `torch.nn` (`nn.Linear(8, 8)`, not a
+    wrapper), a model of torchvision or timm, or a class of the file that derives from
+    `torch.nn`'s (`Net()`). A class imported from elsewhere is not read: whether it is a
+    module, and what its methods switch, is not known here."""
+    qualified = ctx.qualified_name(call.func)
+    if qualified is not None:
+        last = qualified.rsplit(".", 1)[-1]
+        return (qualified.startswith("torch.nn.") and last[:1].isupper() and qualified not in MODULE_WRAPPERS
+                and not qualified.startswith("torch.nn.parallel.")) \
+            or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
+    return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
+
+
+def _module_classes(ctx: FileContext) -> frozenset[str]:
+    """The classes of the module's top level that derive, also through others of them,
+    from a class of `torch.nn` (`class Net(nn.Module)`, `class Wide(Net)`)."""
+    classes = {node.name.value: node for node in ctx.module.body if type(node) is cst.ClassDef}
+    found: set[str] = set()
+    pending = True
+    while pending:  # a class joins once one of its bases has: a few rounds for a chain
+        pending = False
+        for name, cls in classes.items():
+            if name not in found and any(
+                    (ctx.qualified_name(base.value) or "").startswith("torch.nn.")
+                    or (type(base.value) is cst.Name and base.value.value in found) for base in cls.bases):
+                found.add(name)
+                pending = True
+    return frozenset(found)
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:

@@ -59,14 +59,19 @@ class MissingTrainMode(Rule):
     of that code (a forward with gradients, a backward, a step of an
     optimizer built from it: not a frozen teacher, nor a backbone under a
     probe that the optimizer alone holds), and a function that does the same
-    in statements of its own body with a model it builds (`model = Net()`,
-    `Net().eval()`: not a parameter, a global or one read from an
-    attribute, which its caller may switch), when the file puts nothing in
-    train mode and the name is only run forward, read or moved (`model =
-    model.to(device)`): not handed to a call (`prepare(model)`), walked,
-    kept under another name or assigned anew after the `.eval()`, and the
-    file runs no code from text (`exec(...)`, `eval(...)`). An `.eval()`
-    under a condition (`if args.freeze_bn: model.eval()`) is not read there.
+    in statements of its own body with a model it builds: a class of
+    `torch.nn`, a model of torchvision or timm or a class of the file that
+    derives from `nn.Module`, moved or wrapped (`model = Net()`,
+    `DDP(Net().cuda())`, `resnet18().eval()`); not a parameter, a global,
+    one read from an attribute (`DataParallel(self.model)`), nor one a call
+    returns (`self.build_model()`, `get_model("resnet")`) or a class
+    imported from elsewhere builds, which other code may switch. Only when
+    the file puts nothing in train mode and the name is only run forward,
+    read or moved (`model = model.to(device)`): not handed to a call
+    (`prepare(model)`), walked, kept under another name or assigned anew
+    after the `.eval()`, and the file runs no code from text (`exec(...)`,
+    `eval(...)`). An `.eval()` under a condition (`if args.freeze_bn:
+    model.eval()`) is not read there.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1258,6 +1263,26 @@ class MissingTrainMode(Rule):
         "        torch.save(model.state_dict(), f\"epoch{epoch}.pt\")\n"
         "if __name__ == \"__main__\":\n"
         "    main(parse_args())\n",
+        # a function's model of a class of the file that derives from `nn.Module`, built and
+        # wrapped there: nothing out of the file's sight holds it
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "class Wide(Net):\n"
+        "    pass\n"
+        "def fit(loader):\n"
+        "    model = nn.DataParallel(Wide().cuda())\n"
+        "    model.eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2699,6 +2724,40 @@ class MissingTrainMode(Rule):
         "        loss = nn.functional.mse_loss(model(x), y)\n"
         "        optimizer.zero_grad()\n"
         "        loss.backward()\n"
+        "        optimizer.step()\n",
+        # a function's model it does not surely build: a wrapper of the instance's model,
+        # a builder method, a registry's model; their loops call code out of sight (a base
+        # class's hook, an imported function) that may put it back in train mode
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from base import BaseRunner\n"
+        "from registry import get_model, start_step\n"
+        "class Runner(BaseRunner):\n"
+        "    def fit(self, loader):\n"
+        "        model = torch.nn.DataParallel(self.model)\n"
+        "        model.eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            self.call_hook(\"before_train_iter\")\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "    def run(self, loader):\n"
+        "        model = self.build_model().eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            self.before_iter()\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "def main(loader):\n"
+        "    model = get_model(\"resnet\")\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        start_step()\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
     )
 
