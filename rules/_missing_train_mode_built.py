@@ -5,7 +5,7 @@ loop of another method, where nothing may put it back in train mode; and a scrip
 that does the same with a name of the module (`model = Net().eval()`, then a training
 loop of the module's own code, its `if __name__ == "__main__":` block included), or a
 function with a model it surely builds itself (a module of torch, torchvision, timm or
-of the file).
+of the file), in a file that freezes no parameters (a linear probe).
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -225,16 +225,18 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
     module's level) of a variable, made by a statement of a code body read as a script
     (see `_script_bodies`): `model = Net().eval()`, or `model.eval()` after `model =
     Net()`, that a later loop of the same body trains: runs it forward with gradients,
-    back-propagates and steps an optimizer built from it. A function's model must be one
-    it surely builds (see `_built_here`): a parameter, a global, an attribute or what a
-    call returns may be switched by other code. Only where nothing may put it back in
-    train mode: the file switches nothing to train mode, and the name is only run
-    forward, read, moved in place or assigned before the `.eval()` (see `_kept_as_is`);
-    and the module runs no code from text (`exec("model.train()")`)."""
+    back-propagates and steps an optimizer built from all its parameters (see
+    `_built_from`). A function's model must be one it surely builds (see `_built_here`):
+    a parameter, a global, an attribute or what a call returns may be switched by other
+    code. Only where nothing may put it back in train mode, nor keep it in eval mode on
+    purpose: the file switches nothing to train mode and freezes no parameters (see
+    `_freezes_parameters`), and the name is only run forward, read, moved in place or
+    assigned before the `.eval()` (see `_kept_as_is`); and the module runs no code from
+    text (`exec("model.train()")`)."""
     evals = [(body, call, model) for body, statements in _script_bodies(ctx)
              for statement in statements for call, model in _script_evals(ctx, statement)
              if _made_by(ctx, model, body)]
-    if not evals or ctx.shared(code_text_runs) \
+    if not evals or ctx.shared(code_text_runs) or _freezes_parameters(ctx) \
             or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
     loops = _script_training_loops(ctx, list(dict.fromkeys(body for body, _, _ in evals)))
@@ -383,15 +385,46 @@ def _trained_later(ctx: FileContext, model: cst.Name, call: cst.Call, loops: _Lo
 
 
 def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
-    """Every value the variable `optimizer` is assigned is a call handed `model`, read in
-    its arguments (`SGD(model.parameters(), lr=0.1)`)."""
+    """Every value the variable `optimizer` is assigned is a call handed all of `model`'s
+    parameters (`SGD(model.parameters(), lr=0.1)`, also in a parameter group): not those
+    of a part of it (`model.fc.parameters()`) nor a filter of them (`filter(lambda p:
+    p.requires_grad, model.parameters())`), which train a head over a backbone that may
+    be kept in eval mode on purpose (a linear probe)."""
     binding = ctx.receivers.binding(optimizer) if model is not None else None
     values = ctx.receivers.only_assigned(binding) if binding is not None else None
     return bool(values) and all(
-        type(value) is cst.Call and any(
-            type(node) is cst.Name and ctx.receivers.binding(node) == model  # type: ignore[arg-type]
-            for arg in value.args for node in ctx.subtree(arg.value))  # type: ignore[attr-defined]
+        type(value) is cst.Call and _hands_all_parameters(ctx, value, model)  # type: ignore[arg-type]
         for value in values)  # type: ignore[union-attr]
+
+
+def _hands_all_parameters(ctx: FileContext, call: cst.Call, model: Binding) -> bool:
+    nodes = [node for arg in call.args for node in ctx.subtree(arg.value)]
+    if any(type(node) is cst.Attribute and node.attr.value == "requires_grad" for node in nodes):
+        return False
+    for node in nodes:
+        owner = method_call(node, "parameters", "named_parameters")
+        if type(owner) is cst.Name and ctx.receivers.binding(owner) == model:
+            return True
+    return False
+
+
+def _freezes_parameters(ctx: FileContext) -> bool:
+    """Some code of the file may freeze parameters: it sets `requires_grad` to anything
+    but True (`param.requires_grad = False`) or calls `.requires_grad_()` with anything
+    but True. A model put in eval mode then may be a frozen backbone kept so on purpose
+    (a linear probe), which of its parameters are frozen not followed."""
+    for node in ctx.nodes_of(cst.Attribute):
+        if node.attr.value == "requires_grad" and type(target := ctx.parent(node)) is cst.AssignTarget:  # type: ignore[attr-defined]
+            if not _is_true(ctx.parent(target).value):  # type: ignore[union-attr]
+                return True
+        elif node.attr.value == "requires_grad_" and type(call := ctx.parent(node)) is cst.Call \
+                and call.func is node and call.args and not _is_true(call.args[0].value):  # type: ignore[attr-defined]
+            return True
+    return False
+
+
+def _is_true(value: cst.BaseExpression) -> bool:
+    return type(value) is cst.Name and value.value == "True"
 
 
 def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call, read_only: dict[Binding, bool]) -> bool:

@@ -57,21 +57,24 @@ class MissingTrainMode(Rule):
     Net().eval()`, or `model.eval()`; the body of an `if __name__ ==
     "__main__":` block goes on from that code) and trains it in a later loop
     of that code (a forward with gradients, a backward, a step of an
-    optimizer built from it: not a frozen teacher, nor a backbone under a
-    probe that the optimizer alone holds), and a function that does the same
-    in statements of its own body with a model it builds: a class of
+    optimizer built from all its parameters: not a frozen teacher, nor a
+    backbone under a probe whose optimizer holds a part of it or a filter of
+    the parameters that require gradients), and a function that does the
+    same in statements of its own body with a model it builds: a class of
     `torch.nn`, a model of torchvision or timm or a class of the file that
     derives from `nn.Module`, moved or wrapped (`model = Net()`,
     `DDP(Net().cuda())`, `resnet18().eval()`); not a parameter, a global,
     one read from an attribute (`DataParallel(self.model)`), nor one a call
     returns (`self.build_model()`, `get_model("resnet")`) or a class
     imported from elsewhere builds, which other code may switch. Only when
-    the file puts nothing in train mode and the name is only run forward,
-    read or moved (`model = model.to(device)`): not handed to a call
-    (`prepare(model)`), walked, kept under another name or assigned anew
-    after the `.eval()`, and the file runs no code from text (`exec(...)`,
-    `eval(...)`). An `.eval()` under a condition (`if args.freeze_bn:
-    model.eval()`) is not read there.
+    the file puts nothing in train mode and freezes no parameters
+    (`param.requires_grad = False`, `.requires_grad_(False)`: a linear probe
+    keeps its backbone in eval mode on purpose), the name is only run
+    forward, read or moved (`model = model.to(device)`): not handed to a
+    call (`prepare(model)`), walked, kept under another name or assigned
+    anew after the `.eval()`, and the file runs no code from text
+    (`exec(...)`, `eval(...)`). An `.eval()` under a condition (`if
+    args.freeze_bn: model.eval()`) is not read there.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1180,7 +1183,7 @@ class MissingTrainMode(Rule):
         "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
         "net.load_state_dict(torch.load(\"pretrained.pt\"))\n"
         "net.eval()  # expect: TL405\n"
-        "opt = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()))\n"
+        "opt = torch.optim.Adam(net.parameters())\n"
         "while True:\n"
         "    x, y = next(batches)\n"
         "    opt.zero_grad()\n"
@@ -2759,6 +2762,59 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # a linear probe: the backbone's parameters frozen, its BatchNorm statistics kept
+        # as pretrained by eval mode on purpose
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "def linear_probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\")\n"
+        "    for name, param in model.named_parameters():\n"
+        "        if not name.startswith(\"fc.\"):\n"
+        "            param.requires_grad = False\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the same in the `if __name__ == "__main__":` block, the optimizer holding only the
+        # head's parameters
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "    optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # at the module's level, an optimizer of the parameters left trainable, and one
+        # whose backbone is frozen in place
+        "import torch\n"
+        "from torch import nn\n"
+        "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "net.load_state_dict(torch.load(\"pretrained.pt\"))\n"
+        "net.eval()\n"
+        "opt = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()))\n"
+        "while True:\n"
+        "    x, y = next(batches)\n"
+        "    opt.zero_grad()\n"
+        "    nn.functional.cross_entropy(net(x), y).backward()\n"
+        "    opt.step()\n",
+        "import torch\n"
+        "from torch import nn\n"
+        "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "for name, param in net.named_parameters():\n"
+        "    param.requires_grad_(name.startswith(\"3.\"))\n"
+        "net.eval()\n"
+        "opt = torch.optim.Adam(net.parameters())\n"
+        "while True:\n"
+        "    x, y = next(batches)\n"
+        "    opt.zero_grad()\n"
+        "    nn.functional.cross_entropy(net(x), y).backward()\n"
+        "    opt.step()\n",
     )
 
     def finish(self) -> None:
