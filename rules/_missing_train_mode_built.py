@@ -5,7 +5,8 @@ loop of another method, where nothing may put it back in train mode; and a scrip
 that does the same with a name of the module (`model = Net().eval()`, then a training
 loop of the module's own code, its `if __name__ == "__main__":` block included), or a
 function with a model it surely builds itself (a module of torch, torchvision, timm or
-of the file), in a file that freezes no parameters (a linear probe).
+of the file). Neither in a file that freezes parameters: a linear probe keeps its
+backbone in eval mode on purpose.
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -41,7 +42,10 @@ def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, st
     """Each `.eval()` (the call, the model as written, the method that makes it, the
     method that then trains it) of an attribute of `self` that its class steps an
     optimizer for and trains in a loop of a method, where nothing may put it back in
-    train mode (see `_may_reach_train`)."""
+    train mode (see `_may_reach_train`), in a file that freezes no parameters (see
+    `_freezes_parameters`: a linear probe keeps its backbone in eval mode on purpose)."""
+    if _freezes_parameters(ctx):
+        return
     classes = ctx.nodes_of(cst.ClassDef)
     subclassed = {dotted_name(base.value) for cls in classes for base in cls.bases}  # type: ignore[attr-defined]
     # what the file puts in train mode anywhere, by its last name (`model.train()` of the

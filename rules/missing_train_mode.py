@@ -51,8 +51,9 @@ class MissingTrainMode(Rule):
     or kept under another name, the instance is handed on
     (`callback(self)`), the class or its training method is decorated,
     the class has base classes (their methods may switch modes) or
-    subclasses in the file, the `.eval()` runs under a condition, or a
-    method assigns the model anew. So does a script that puts a name of the
+    subclasses in the file, the `.eval()` runs under a condition, a
+    method assigns the model anew, or the file freezes parameters (a
+    linear probe). So does a script that puts a name of the
     module in eval mode in a statement of the module's own code (`model =
     Net().eval()`, or `model.eval()`; the body of an `if __name__ ==
     "__main__":` block goes on from that code) and trains it in a later loop
@@ -2815,6 +2816,20 @@ class MissingTrainMode(Rule):
         "    opt.zero_grad()\n"
         "    nn.functional.cross_entropy(net(x), y).backward()\n"
         "    opt.step()\n",
+        # a class's linear probe: the backbone frozen where the model is set up in eval mode
+        "import torch\n"
+        "import torchvision\n"
+        "class Probe:\n"
+        "    def __init__(self):\n"
+        "        self.model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "        for name, param in self.model.named_parameters():\n"
+        "            param.requires_grad = name.startswith(\"fc.\")\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
+        "            self.opt.step()\n",
     )
 
     def finish(self) -> None:
