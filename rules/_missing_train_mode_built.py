@@ -25,7 +25,7 @@ from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
-from trainlint.analysis.training import MODULE_WRAPPERS, method_call, module_behind
+from trainlint.analysis.training import method_call, module_behind
 from trainlint.context import FileContext
 
 # methods of a module that read it or its weights and leave its mode (and its submodules) alone
@@ -303,15 +303,14 @@ _MODULE_FACTORIES = frozenset({"timm.create_model"})
 
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
-    """`call` builds a new module: a class of `torch.nn` (`nn.Linear(8, 8)`, not a
-    wrapper), a model of torchvision or timm, or a class of the file that derives from
-    `torch.nn`'s (`Net()`). A class imported from elsewhere is not read: whether it is a
+    """`call` builds a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
+    handed a module is read as that module before, see `module_behind`), a model of
+    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`). A class imported from elsewhere is not read: whether it is a
     module, and what its methods switch, is not known here."""
     qualified = ctx.qualified_name(call.func)
     if qualified is not None:
         last = qualified.rsplit(".", 1)[-1]
-        return (qualified.startswith("torch.nn.") and last[:1].isupper() and qualified not in MODULE_WRAPPERS
-                and not qualified.startswith("torch.nn.parallel.")) \
+        return (qualified.startswith("torch.nn.") and last[:1].isupper()) \
             or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
     return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
 
