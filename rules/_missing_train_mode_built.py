@@ -389,10 +389,9 @@ def _trained_later(ctx: FileContext, model: cst.Name, call: cst.Call, loops: _Lo
 
 def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
     """Every value the variable `optimizer` is assigned is a call handed all of `model`'s
-    parameters (`SGD(model.parameters(), lr=0.1)`, also in a parameter group): not those
-    of a part of it (`model.fc.parameters()`) nor a filter of them (`filter(lambda p:
-    p.requires_grad, model.parameters())`), which train a head over a backbone that may
-    be kept in eval mode on purpose (a linear probe)."""
+    parameters (see `_hands_all_parameters`): not those of a part of it
+    (`model.fc.parameters()`) nor a selection of them, which train a head over a
+    backbone that may be kept in eval mode on purpose (a linear probe)."""
     binding = ctx.receivers.binding(optimizer) if model is not None else None
     values = ctx.receivers.only_assigned(binding) if binding is not None else None
     return bool(values) and all(
@@ -401,14 +400,32 @@ def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding 
 
 
 def _hands_all_parameters(ctx: FileContext, call: cst.Call, model: Binding) -> bool:
-    nodes = [node for arg in call.args for node in ctx.subtree(arg.value)]
-    if any(type(node) is cst.Attribute and node.attr.value == "requires_grad" for node in nodes):
-        return False
-    for node in nodes:
-        owner = method_call(node, "parameters", "named_parameters")
-        if type(owner) is cst.Name and ctx.receivers.binding(owner) == model:
-            return True
-    return False
+    """`call` (an optimizer) is handed all of `model`'s parameters: `model.parameters()`
+    as its first argument or as a parameter group's `params` (`[{"params":
+    model.parameters()}]`), or those of them that require gradients (see `_all_of`);
+    not a selection of some (`[p for n, p in
+    model.named_parameters() if n.startswith("fc.")]`, `list(model.parameters())[-2:]`)."""
+    given = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "params"), None)
+    if type(given) is cst.List:
+        return any(type(element.value) is cst.Dict and any(
+            type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString
+            and entry.key.evaluated_value == "params" and _all_of(ctx, entry.value, model)
+            for entry in element.value.elements) for element in given.elements)
+    return given is not None and _all_of(ctx, given, model)
+
+
+def _all_of(ctx: FileContext, value: cst.BaseExpression, model: Binding) -> bool:
+    """`value` is `model.parameters()` (or `.named_parameters()`), or the filter of those
+    that require gradients, all of them where the file freezes none of `model`'s
+    (`filter(lambda p: p.requires_grad, model.parameters())`)."""
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "filter" \
+            and len(value.args) == 2 \
+            and type(test := value.args[0].value) is cst.Lambda and len(test.params.params) == 1 \
+            and type(test.body) is cst.Attribute and test.body.attr.value == "requires_grad" \
+            and type(test.body.value) is cst.Name and test.body.value.value == test.params.params[0].name.value:
+        value = value.args[1].value
+    owner = method_call(value, "parameters", "named_parameters")
+    return type(owner) is cst.Name and ctx.receivers.binding(owner) == model
 
 
 def _freezes_parameters(ctx: FileContext) -> bool:

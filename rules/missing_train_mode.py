@@ -58,9 +58,10 @@ class MissingTrainMode(Rule):
     Net().eval()`, or `model.eval()`; the body of an `if __name__ ==
     "__main__":` block goes on from that code) and trains it in a later loop
     of that code (a forward with gradients, a backward, a step of an
-    optimizer built from all its parameters: not a frozen teacher, nor a
-    backbone under a probe whose optimizer holds a part of it or a filter of
-    the parameters that require gradients), and a function that does the
+    optimizer handed all its parameters, `model.parameters()` itself or as
+    a parameter group's `params`: not a frozen teacher, nor a backbone under
+    a probe whose optimizer holds a part of it or a selection of its
+    parameters, `list(model.parameters())[-2:]`), and a function that does the
     same in statements of its own body with a model it builds: a class of
     `torch.nn`, a model of torchvision or timm or a class of the file that
     derives from `nn.Module`, moved or wrapped (`model = Net()`,
@@ -1184,7 +1185,7 @@ class MissingTrainMode(Rule):
         "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
         "net.load_state_dict(torch.load(\"pretrained.pt\"))\n"
         "net.eval()  # expect: TL405\n"
-        "opt = torch.optim.Adam(net.parameters())\n"
+        "opt = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()))\n"
         "while True:\n"
         "    x, y = next(batches)\n"
         "    opt.zero_grad()\n"
@@ -2791,19 +2792,7 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
-        # at the module's level, an optimizer of the parameters left trainable, and one
-        # whose backbone is frozen in place
-        "import torch\n"
-        "from torch import nn\n"
-        "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
-        "net.load_state_dict(torch.load(\"pretrained.pt\"))\n"
-        "net.eval()\n"
-        "opt = torch.optim.Adam(filter(lambda p: p.requires_grad, net.parameters()))\n"
-        "while True:\n"
-        "    x, y = next(batches)\n"
-        "    opt.zero_grad()\n"
-        "    nn.functional.cross_entropy(net(x), y).backward()\n"
-        "    opt.step()\n",
+        # at the module's level, a backbone frozen in place
         "import torch\n"
         "from torch import nn\n"
         "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
@@ -2830,6 +2819,28 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
         "            self.opt.step()\n",
+        # an optimizer handed some of the model's parameters, picked by name or by place:
+        # the backbone under a probe may be kept in eval mode on purpose
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "    optimizer = torch.optim.SGD([p for n, p in model.named_parameters() if n.startswith(\"fc.\")], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "    optimizer = torch.optim.SGD(list(model.parameters())[-2:], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
