@@ -5,8 +5,8 @@ loop of another method, where nothing may put it back in train mode; and a scrip
 that does the same with a name of the module (`model = Net().eval()`, then a training
 loop of the module's own code, its `if __name__ == "__main__":` block included), or a
 function with a model it surely builds itself (a module of torch, torchvision, timm or
-of the file). Neither in a file that freezes parameters: a linear probe keeps its
-backbone in eval mode on purpose.
+of the file). Neither where the model's own parameters are frozen: a linear probe keeps
+its backbone in eval mode on purpose.
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -42,10 +42,8 @@ def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, st
     """Each `.eval()` (the call, the model as written, the method that makes it, the
     method that then trains it) of an attribute of `self` that its class steps an
     optimizer for and trains in a loop of a method, where nothing may put it back in
-    train mode (see `_may_reach_train`), in a file that freezes no parameters (see
-    `_freezes_parameters`: a linear probe keeps its backbone in eval mode on purpose)."""
-    if _freezes_parameters(ctx):
-        return
+    train mode (see `_may_reach_train`), and whose parameters the class freezes none of
+    (see `_frozen_modules`: a linear probe keeps its backbone in eval mode on purpose)."""
     classes = ctx.nodes_of(cst.ClassDef)
     subclassed = {dotted_name(base.value) for cls in classes for base in cls.bases}  # type: ignore[attr-defined]
     # what the file puts in train mode anywhere, by its last name (`model.train()` of the
@@ -62,7 +60,8 @@ def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, st
         stepped = trained_models(ctx, forward=False, within=cls) if loops else set()  # type: ignore[arg-type]
         for trainer, model, loop in loops:
             if model not in stepped or model.split(".", 1)[1] in put_back \
-                    or _may_reach_train(ctx, cls, model):  # type: ignore[arg-type]
+                    or _may_reach_train(ctx, cls, model) \
+                    or _freezes_attribute(ctx, cls, model):  # type: ignore[arg-type]
                 continue
             for setup in _set_up_first(ctx, trainer, loop, methods):
                 for call in _top_level_evals(ctx, setup, model):
@@ -233,20 +232,21 @@ def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str
     `_built_from`). A function's model must be one it surely builds (see `_built_here`):
     a parameter, a global, an attribute or what a call returns may be switched by other
     code. Only where nothing may put it back in train mode, nor keep it in eval mode on
-    purpose: the file switches nothing to train mode and freezes no parameters (see
-    `_freezes_parameters`), and the name is only run forward, read, moved in place or
-    assigned before the `.eval()` (see `_kept_as_is`); and the module runs no code from
-    text (`exec("model.train()")`)."""
+    purpose: the file switches nothing to train mode, none of the model's parameters are
+    frozen (see `_frozen_modules`), and the name is only run forward, read, moved in
+    place or assigned before the `.eval()` (see `_kept_as_is`); and the module runs no
+    code from text (`exec("model.train()")`)."""
     evals = [(body, call, model) for body, statements in _script_bodies(ctx)
              for statement in statements for call, model in _script_evals(ctx, statement)
              if _made_by(ctx, model, body)]
-    if not evals or ctx.shared(code_text_runs) or _freezes_parameters(ctx) \
+    if not evals or ctx.shared(code_text_runs) \
             or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
     loops = _script_training_loops(ctx, list(dict.fromkeys(body for body, _, _ in evals)))
     read_only: dict[Binding, bool] = {}
     for body, call, model in evals:
-        if _trained_later(ctx, model, call, loops) and _kept_as_is(ctx, model, call, read_only):
+        if _trained_later(ctx, model, call, loops) and _kept_as_is(ctx, model, call, read_only) \
+                and not _freezes_variable(ctx, model):
             yield call, model.value, body.name.value if type(body) is cst.FunctionDef else None
 
 
@@ -428,19 +428,59 @@ def _all_of(ctx: FileContext, value: cst.BaseExpression, model: Binding) -> bool
     return type(owner) is cst.Name and ctx.receivers.binding(owner) == model
 
 
-def _freezes_parameters(ctx: FileContext) -> bool:
-    """Some code of the file may freeze parameters: it sets `requires_grad` to anything
-    but True (`param.requires_grad = False`) or calls `.requires_grad_()` with anything
-    but True. A model put in eval mode then may be a frozen backbone kept so on purpose
-    (a linear probe), which of its parameters are frozen not followed."""
+def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:
+    """What the file may freeze the parameters of: `model` of a loop over its parameters
+    that sets their `requires_grad` to anything but True (`for p in model.parameters():
+    p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`), or of
+    `model.requires_grad_(False)`; otherwise what it is set on, which no model's name
+    matches for a tensor (`x.requires_grad_(False)`)."""
+    frozen = []
     for node in ctx.nodes_of(cst.Attribute):
-        if node.attr.value == "requires_grad" and type(target := ctx.parent(node)) is cst.AssignTarget:  # type: ignore[attr-defined]
-            if not _is_true(ctx.parent(target).value):  # type: ignore[union-attr]
-                return True
-        elif node.attr.value == "requires_grad_" and type(call := ctx.parent(node)) is cst.Call \
-                and call.func is node and call.args and not _is_true(call.args[0].value):  # type: ignore[attr-defined]
-            return True
-    return False
+        parent = ctx.parent(node)
+        if node.attr.value == "requires_grad" and type(parent) is cst.AssignTarget:  # type: ignore[attr-defined]
+            value = ctx.parent(parent).value  # type: ignore[union-attr]
+        elif node.attr.value == "requires_grad_" and type(parent) is cst.Call and parent.func is node \
+                and parent.args:  # type: ignore[attr-defined]
+            value = parent.args[0].value  # type: ignore[union-attr]
+        else:
+            continue
+        if not _is_true(value):
+            frozen.append(_parameters_owner(ctx, node.value) or node.value)  # type: ignore[attr-defined]
+    return tuple(frozen)
+
+
+def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The module whose parameters `name` is bound to by a loop around it (`model` of
+    `for name, param in model.named_parameters():`)."""
+    if type(name) is not cst.Name:
+        return None
+    for loop in ctx.ancestors(name):
+        if type(loop) is cst.For and any(
+                type(target) is cst.Name and target.value == name.value
+                for target in _target_names(loop.target)):  # type: ignore[attr-defined]
+            return method_call(loop.iter, "parameters", "named_parameters")  # type: ignore[attr-defined]
+    return None
+
+
+def _target_names(target: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
+    if type(target) in (cst.Tuple, cst.List):
+        return [element.value for element in target.elements]  # type: ignore[attr-defined]
+    return (target,)
+
+
+# A part of the model frozen (`model.backbone.requires_grad_(False)`) needs no look here:
+# reading the part is already a use that may switch it (see `_leaves_mode`).
+def _freezes_attribute(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
+    """`cls` freezes parameters of its attribute `model` (`self.model`)."""
+    return any(dotted_name(frozen) == model and _enclosing_class(ctx, frozen) is cls
+               for frozen in ctx.shared(_frozen_modules))
+
+
+def _freezes_variable(ctx: FileContext, model: cst.Name) -> bool:
+    """The file freezes parameters of the variable `model`."""
+    binding = ctx.receivers.binding(model)
+    return any(type(frozen) is cst.Name and ctx.receivers.binding(frozen) == binding
+               for frozen in ctx.shared(_frozen_modules))
 
 
 def _is_true(value: cst.BaseExpression) -> bool:

@@ -52,9 +52,10 @@ class MissingTrainMode(Rule):
     (`callback(self)`), the class or its training method is decorated,
     the class has base classes (their methods may switch modes) or
     subclasses in the file, the `.eval()` runs under a condition, a
-    method assigns the model anew, or the file freezes parameters (a
-    linear probe). So does a script that puts a name of the
-    module in eval mode in a statement of the module's own code (`model =
+    method assigns the model anew, or the class freezes the model's
+    parameters (a linear probe; a frozen teacher's or an input's
+    `requires_grad` is not the model's). So does a script that puts a name
+    of the module in eval mode in a statement of the module's own code (`model =
     Net().eval()`, or `model.eval()`; the body of an `if __name__ ==
     "__main__":` block goes on from that code) and trains it in a later loop
     of that code (a forward with gradients, a backward, a step of an
@@ -69,10 +70,11 @@ class MissingTrainMode(Rule):
     one read from an attribute (`DataParallel(self.model)`), nor one a call
     returns (`self.build_model()`, `get_model("resnet")`) or a class
     imported from elsewhere builds, which other code may switch. Only when
-    the file puts nothing in train mode and freezes no parameters
-    (`param.requires_grad = False`, `.requires_grad_(False)`: a linear probe
-    keeps its backbone in eval mode on purpose), the name is only run
-    forward, read or moved (`model = model.to(device)`): not handed to a
+    the file puts nothing in train mode and freezes none of the model's
+    parameters (`for p in model.parameters(): p.requires_grad = False`,
+    `model.requires_grad_(False)`: a linear probe keeps its backbone in
+    eval mode on purpose; `requires_grad = True` freezes nothing), the name
+    is only run forward, read or moved (`model = model.to(device)`): not handed to a
     call (`prepare(model)`), walked, kept under another name or assigned
     anew after the `.eval()`, and the file runs no code from text
     (`exec(...)`, `eval(...)`). An `.eval()` under a condition (`if
@@ -1287,6 +1289,66 @@ class MissingTrainMode(Rule):
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
         "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a class freezing its teacher's parameters, not those of the student it trains
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "class Distill:\n"
+        "    def __init__(self, teacher):\n"
+        "        self.teacher = teacher\n"
+        "        for p in self.teacher.parameters():\n"
+        "            p.requires_grad = False\n"
+        "        self.student = Net().eval()  # expect: TL405\n"
+        "        self.opt = torch.optim.SGD(self.student.parameters(), lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            F.mse_loss(self.student(x), self.teacher(x)).backward()\n"
+        "            self.opt.step()\n",
+        # a function's model, where another function freezes another model and the loop
+        # an input tensor: neither is the trained model's
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "def frozen_teacher():\n"
+        "    teacher = Net()\n"
+        "    teacher.requires_grad_(False)\n"
+        "    return teacher\n"
+        "def fit(loader):\n"
+        "    model = Net().eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        x.requires_grad_(False)\n"
+        "        optimizer.zero_grad()\n"
+        "        F.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # parameters set to require gradients, all of them trained: nothing is frozen
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "def fit(loader):\n"
+        "    model = torchvision.models.resnet50().eval()  # expect: TL405\n"
+        "    model.requires_grad_(True)\n"
+        "    for p in model.parameters():\n"
+        "        p.requires_grad = True\n"
+        "        p.requires_grad_()\n"
+        "    optimizer = torch.optim.SGD([{\"params\": model.parameters()}], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
     )
     good = (
@@ -2841,6 +2903,20 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # a class freezing a part of its model (the first layers of its features): what
+        # reads a part of the model may switch it
+        "import torch\n"
+        "import torchvision\n"
+        "class Probe:\n"
+        "    def __init__(self):\n"
+        "        self.model = torchvision.models.vgg16(weights=\"IMAGENET1K_V1\").eval()\n"
+        "        self.model.features[:10].requires_grad_(False)\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
+        "            self.opt.step()\n",
     )
 
     def finish(self) -> None:
