@@ -3,7 +3,10 @@ eval mode where it is set up (`self.model = Net().eval()` in `__init__`, or
 `self.model.eval()` in a method its training method calls first) and trains it in a
 loop of another method, where nothing may put it back in train mode; and a script
 that does the same with a name of the module (`model = Net().eval()`, then a training
-loop of the module's own code).
+loop of the module's own code, its `if __name__ == "__main__":` block included), or a
+function with a model it surely builds itself (a module of torch, torchvision, timm or
+of the file). Neither where the model's own parameters are frozen: a linear probe keeps
+its backbone in eval mode on purpose.
 
 Only what the class itself surely does is read: a class with base classes (whose
 methods may switch modes), with subclasses in the file or with decorators, a decorated
@@ -13,16 +16,16 @@ instance) that reaches code which may switch its mode are left alone."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import libcst as cst
 
 from trainlint.analysis.dataflow import code_text_runs
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import assignment_targets, dotted_name
+from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
-from trainlint.analysis.training import method_call
+from trainlint.analysis.training import method_call, module_behind
 from trainlint.context import FileContext
 
 # methods of a module that read it or its weights and leave its mode (and its submodules) alone
@@ -31,13 +34,16 @@ _READS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"
 # methods that return the module itself: harmless only when that result is dropped or kept
 # under the same name (`self.model = self.model.to(device)`), not handed on
 _RETURNS_ITSELF = frozenset({"to", "cuda", "cpu", "half", "float", "double", "eval", "requires_grad_"})
+# the training loops of a script, by variable: each loop's place in source order and the optimizers it steps
+_Loops = dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]
 
 
 def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, str]]:
     """Each `.eval()` (the call, the model as written, the method that makes it, the
     method that then trains it) of an attribute of `self` that its class steps an
     optimizer for and trains in a loop of a method, where nothing may put it back in
-    train mode (see `_may_reach_train`)."""
+    train mode (see `_may_reach_train`), and whose parameters the class freezes none of
+    (see `_frozen_modules`: a linear probe keeps its backbone in eval mode on purpose)."""
     classes = ctx.nodes_of(cst.ClassDef)
     subclassed = {dotted_name(base.value) for cls in classes for base in cls.bases}  # type: ignore[attr-defined]
     # what the file puts in train mode anywhere, by its last name (`model.train()` of the
@@ -54,7 +60,8 @@ def left_in_eval_mode(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str, st
         stepped = trained_models(ctx, forward=False, within=cls) if loops else set()  # type: ignore[arg-type]
         for trainer, model, loop in loops:
             if model not in stepped or model.split(".", 1)[1] in put_back \
-                    or _may_reach_train(ctx, cls, model):  # type: ignore[arg-type]
+                    or _may_reach_train(ctx, cls, model) \
+                    or _freezes_attribute(ctx, cls, model):  # type: ignore[arg-type]
                 continue
             for setup in _set_up_first(ctx, trainer, loop, methods):
                 for call in _top_level_evals(ctx, setup, model):
@@ -216,29 +223,118 @@ def _top_level_evals(ctx: FileContext, method: cst.FunctionDef, model: str) -> I
                     yield value  # type: ignore[misc]
 
 
-def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str]]:
-    """Each `.eval()` (the call, the model's name) of a name of the module, made by a
-    statement of the module's own body (`model = Net().eval()`, or `model.eval()` after
-    `model = Net()`), that a later loop of the module's code trains: runs it forward with
-    gradients, back-propagates and steps an optimizer built from it. Only where nothing
-    may put it back in train mode: the file switches nothing to train mode, and the name
-    is only run forward, read, moved in place or assigned before the `.eval()` (see
-    `_kept_as_is`); and the module runs no code from text (`exec("model.train()")`)."""
-    statements = ctx.module.body
-    evals = [(position, found) for position, statement in enumerate(statements)
-             for found in _script_evals(ctx, statement)]
+def left_in_eval_by_the_script(ctx: FileContext) -> Iterator[tuple[cst.Call, str, str | None]]:
+    """Each `.eval()` (the call, the model's name, the name of its function: None at the
+    module's level) of a variable, made by a statement of a code body read as a script
+    (see `_script_bodies`): `model = Net().eval()`, or `model.eval()` after `model =
+    Net()`, that a later loop of the same body trains: runs it forward with gradients,
+    back-propagates and steps an optimizer built from all its parameters (see
+    `_built_from`). A function's model must be one it surely builds (see `_built_here`):
+    a parameter, a global, an attribute or what a call returns may be switched by other
+    code. Only where nothing may put it back in train mode, nor keep it in eval mode on
+    purpose: the file switches nothing to train mode, none of the model's parameters are
+    frozen (see `_frozen_modules`), and the name is only run forward, read, moved in
+    place or assigned before the `.eval()` (see `_kept_as_is`); and the module runs no
+    code from text (`exec("model.train()")`)."""
+    evals = [(body, call, model) for body, statements in _script_bodies(ctx)
+             for statement in statements for call, model in _script_evals(ctx, statement)
+             if _made_by(ctx, model, body)]
     if not evals or ctx.shared(code_text_runs) \
             or any(_switched_to_train(ctx, node) is not None for node in ctx.nodes_of(cst.Call, cst.Attribute)):
         return
-    loops = _script_training_loops(ctx)
-    for position, (call, model) in evals:
-        if _trained_later(ctx, model, position, loops) and _kept_as_is(ctx, model, call):
-            yield call, model.value
+    loops = _script_training_loops(ctx, list(dict.fromkeys(body for body, _, _ in evals)))
+    read_only: dict[Binding, bool] = {}
+    for body, call, model in evals:
+        if _trained_later(ctx, model, call, loops) and _kept_as_is(ctx, model, call, read_only) \
+                and not _freezes_variable(ctx, model):
+            yield call, model.value, body.name.value if type(body) is cst.FunctionDef else None
+
+
+def _script_bodies(ctx: FileContext) -> Iterator[tuple[cst.Module | cst.FunctionDef, Sequence[cst.CSTNode]]]:
+    """The code bodies read as scripts, each with its statements in order: the module's
+    own, where the body of an `if __name__ == "__main__":` block goes on from the
+    statements before it, and each function's own."""
+    yield ctx.module, [inner for statement in ctx.module.body for inner in _run_in_place(statement)]
+    for function in ctx.nodes_of(cst.FunctionDef):
+        if type(function.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+            yield function, function.body.body  # type: ignore[attr-defined,misc]
+
+
+def _run_in_place(statement: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    """The statements that run where `statement`, one of the module's, stands when the
+    module runs as a script: those of the body of `if __name__ == "__main__":`."""
+    if type(statement) is cst.If and runs_as_script_only(statement) \
+            and type(statement.body) is cst.IndentedBlock:  # type: ignore[attr-defined]
+        return statement.body.body  # type: ignore[attr-defined,no-any-return]
+    return (statement,)
+
+
+def _made_by(ctx: FileContext, model: cst.Name, body: cst.Module | cst.FunctionDef) -> bool:
+    """`model` is a variable of `body`: of the module, or a local of the function that
+    builds it (see `_built_here`)."""
+    binding = ctx.receivers.binding(model)
+    return binding is not None and binding.owner is body and (body is ctx.module or _built_here(ctx, binding))
+
+
+def _built_here(ctx: FileContext, model: Binding) -> bool:
+    """Every value the variable `model` is assigned is a new module (see
+    `_constructs_module`), moved, put in eval mode or wrapped (`Net()`,
+    `resnet18(weights=w).to(device).eval()`, `DDP(Net().cuda())`), or the module it
+    already holds, moved or wrapped (`model = model.to(device)`, `model =
+    DDP(model)`): not one read from elsewhere (`self.model`, `DataParallel(self.model)`)
+    or returned by a call the rule cannot read (`self.build_model()`,
+    `get_model("resnet")`), whose module other code may switch."""
+    values = ctx.receivers.only_assigned(model)
+    if values is None:
+        return False
+    for value in values:
+        value = module_behind(ctx, value)
+        if type(value) is cst.Call:
+            if not _constructs_module(ctx, value):
+                return False
+        elif ctx.receivers.binding(value) != model:
+            return False
+    return True
+
+
+# what calls of these build: a new module, of its maker's code (no hook of the caller's)
+_MODULE_MAKERS = ("torchvision.models.", "timm.models.")
+_MODULE_FACTORIES = frozenset({"timm.create_model"})
+
+
+def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` builds a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
+    handed a module is read as that module before, see `module_behind`), a model of
+    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`). A class imported from elsewhere is not read: whether it is a
+    module, and what its methods switch, is not known here."""
+    qualified = ctx.qualified_name(call.func)
+    if qualified is not None:
+        last = qualified.rsplit(".", 1)[-1]
+        return (qualified.startswith("torch.nn.") and last[:1].isupper()) \
+            or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
+    return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
+
+
+def _module_classes(ctx: FileContext) -> frozenset[str]:
+    """The classes of the module's top level that derive, also through others of them,
+    from a class of `torch.nn` (`class Net(nn.Module)`, `class Wide(Net)`)."""
+    classes = {node.name.value: node for node in ctx.module.body if type(node) is cst.ClassDef}
+    found: set[str] = set()
+    pending = True
+    while pending:  # a class joins once one of its bases has: a few rounds for a chain
+        pending = False
+        for name, cls in classes.items():
+            if name not in found and any(
+                    (ctx.qualified_name(base.value) or "").startswith("torch.nn.")
+                    or (type(base.value) is cst.Name and base.value.value in found) for base in cls.bases):
+                found.add(name)
+                pending = True
+    return frozenset(found)
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:
-    """The `.eval()` calls of a plain name that `statement`, one of the module's own,
-    makes on every run: `model.eval()`, `model = Net().eval()`."""
+    """The `.eval()` calls of a plain name that `statement`, one of a script's own (see
+    `_script_bodies`), makes on every run: `model.eval()`, `model = Net().eval()`."""
     if type(statement) is not cst.SimpleStatementLine:
         return
     for small in statement.body:
@@ -252,17 +348,16 @@ def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cs
                 yield value, small.targets[0].target  # type: ignore[misc]
 
 
-def _script_training_loops(ctx: FileContext) -> dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]:
-    """The loops of the module's code (outside functions and classes) that back-propagate,
-    by each variable they run forward with gradients: the place of the module's statement
-    the loop is in, and the optimizers it steps. Read once per file, outermost loops
-    alone: a loop nested in one holds nothing its outer loop does not."""
-    trained: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]] = {}
-    for position, statement in enumerate(ctx.module.body):
-        if type(statement) in (cst.FunctionDef, cst.ClassDef):
-            continue
+def _script_training_loops(ctx: FileContext, bodies: list[cst.Module | cst.FunctionDef]) -> _Loops:
+    """The loops of `bodies` (the module's code outside functions and classes, a
+    function's own) that back-propagate, by each variable of that body they run forward
+    with gradients: the loop's place in source order, and the optimizers it steps. Read
+    once per file, outermost loops alone: a loop nested in one holds nothing its outer
+    loop does not."""
+    trained: _Loops = {}
+    for body in bodies:
         end = -1  # the last node of the outermost loop read so far
-        for loop in ctx.own_nodes(statement):
+        for loop in ctx.own_nodes(body if body is ctx.module else body.body):  # type: ignore[union-attr]
             if type(loop) not in (cst.For, cst.While) or ctx.order_index(loop) <= end:
                 continue
             end = ctx.subtree_end(loop)
@@ -274,42 +369,129 @@ def _script_training_loops(ctx: FileContext) -> dict[Binding, list[tuple[int, li
                    and lexical_grad_mode(ctx, node) in (None, "on")}
             stepped = [step for node in inside if (step := optimizer_step(ctx, node)) is not None]
             for binding in run:
-                if binding is not None:
-                    trained.setdefault(binding, []).append((position, stepped))
+                # a global run by a function's loop is not the function's script
+                if binding is not None and binding.owner is body:
+                    trained.setdefault(binding, []).append((ctx.order_index(loop), stepped))
     return trained
 
 
-def _trained_later(ctx: FileContext, model: cst.Name, position: int,
-                   loops: dict[Binding, list[tuple[int, list[cst.BaseExpression]]]]) -> bool:
-    """A loop of the module's code after its statement at `position` (see
-    `_script_training_loops`) runs `model` forward with gradients, back-propagates, and
-    steps an optimizer whose every assignment builds it from `model`
-    (`SGD(model.parameters(), lr=0.1)`): a frozen teacher, or a loop whose optimizer holds
-    other parameters, is not trained there."""
+def _trained_later(ctx: FileContext, model: cst.Name, call: cst.Call, loops: _Loops) -> bool:
+    """A loop of `model`'s script after `call` (see `_script_training_loops`) runs
+    `model` forward with gradients, back-propagates, and steps an optimizer whose every
+    assignment builds it from `model` (`SGD(model.parameters(), lr=0.1)`): a frozen
+    teacher, or a loop whose optimizer holds other parameters, is not trained there."""
     binding = ctx.receivers.binding(model)
+    position = ctx.order_index(call)
     return binding is not None and any(
         later > position and any(_built_from(ctx, step, binding) for step in stepped)
         for later, stepped in loops.get(binding, ()))
 
 
 def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding | None) -> bool:
-    """Every value the variable `optimizer` is assigned is a call handed `model`, read in
-    its arguments (`SGD(model.parameters(), lr=0.1)`)."""
+    """Every value the variable `optimizer` is assigned is a call handed all of `model`'s
+    parameters (see `_hands_all_parameters`): not those of a part of it
+    (`model.fc.parameters()`) nor a selection of them, which train a head over a
+    backbone that may be kept in eval mode on purpose (a linear probe)."""
     binding = ctx.receivers.binding(optimizer) if model is not None else None
     values = ctx.receivers.only_assigned(binding) if binding is not None else None
     return bool(values) and all(
-        type(value) is cst.Call and any(
-            type(node) is cst.Name and ctx.receivers.binding(node) == model  # type: ignore[arg-type]
-            for arg in value.args for node in ctx.subtree(arg.value))  # type: ignore[attr-defined]
+        type(value) is cst.Call and _hands_all_parameters(ctx, value, model)  # type: ignore[arg-type]
         for value in values)  # type: ignore[union-attr]
 
 
-def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call) -> bool:
+def _hands_all_parameters(ctx: FileContext, call: cst.Call, model: Binding) -> bool:
+    """`call` (an optimizer) is handed all of `model`'s parameters: `model.parameters()`
+    as its first argument or as a parameter group's `params` (`[{"params":
+    model.parameters()}]`), or those of them that require gradients (see `_all_of`);
+    not a selection of some (`[p for n, p in
+    model.named_parameters() if n.startswith("fc.")]`, `list(model.parameters())[-2:]`)."""
+    given = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "params"), None)
+    if type(given) is cst.List:
+        return any(type(element.value) is cst.Dict and any(
+            type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString
+            and entry.key.evaluated_value == "params" and _all_of(ctx, entry.value, model)
+            for entry in element.value.elements) for element in given.elements)
+    return given is not None and _all_of(ctx, given, model)
+
+
+def _all_of(ctx: FileContext, value: cst.BaseExpression, model: Binding) -> bool:
+    """`value` is `model.parameters()` (or `.named_parameters()`), or the filter of those
+    that require gradients, all of them where the file freezes none of `model`'s
+    (`filter(lambda p: p.requires_grad, model.parameters())`)."""
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "filter" \
+            and len(value.args) == 2 \
+            and type(test := value.args[0].value) is cst.Lambda and len(test.params.params) == 1 \
+            and type(test.body) is cst.Attribute and test.body.attr.value == "requires_grad" \
+            and type(test.body.value) is cst.Name and test.body.value.value == test.params.params[0].name.value:
+        value = value.args[1].value
+    owner = method_call(value, "parameters", "named_parameters")
+    return type(owner) is cst.Name and ctx.receivers.binding(owner) == model
+
+
+def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:
+    """What the file may freeze the parameters of: `model` of a loop over its parameters
+    that sets their `requires_grad` to anything but True (`for p in model.parameters():
+    p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`), or of
+    `model.requires_grad_(False)`; otherwise what it is set on, which no model's name
+    matches for a tensor (`x.requires_grad_(False)`)."""
+    frozen = []
+    for node in ctx.nodes_of(cst.Attribute):
+        parent = ctx.parent(node)
+        if node.attr.value == "requires_grad" and type(parent) is cst.AssignTarget:  # type: ignore[attr-defined]
+            value = ctx.parent(parent).value  # type: ignore[union-attr]
+        elif node.attr.value == "requires_grad_" and type(parent) is cst.Call and parent.func is node \
+                and parent.args:  # type: ignore[attr-defined]
+            value = parent.args[0].value  # type: ignore[union-attr]
+        else:
+            continue
+        if not _is_true(value):
+            frozen.append(_parameters_owner(ctx, node.value) or node.value)  # type: ignore[attr-defined]
+    return tuple(frozen)
+
+
+def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The module whose parameters `name` is bound to by a loop around it (`model` of
+    `for name, param in model.named_parameters():`)."""
+    if type(name) is not cst.Name:
+        return None
+    for loop in ctx.ancestors(name):
+        if type(loop) is cst.For and any(
+                type(target) is cst.Name and target.value == name.value
+                for target in _target_names(loop.target)):  # type: ignore[attr-defined]
+            return method_call(loop.iter, "parameters", "named_parameters")  # type: ignore[attr-defined]
+    return None
+
+
+def _target_names(target: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
+    if type(target) in (cst.Tuple, cst.List):
+        return [element.value for element in target.elements]  # type: ignore[attr-defined]
+    return (target,)
+
+
+# A part of the model frozen (`model.backbone.requires_grad_(False)`) needs no look here:
+# reading the part is already a use that may switch it (see `_leaves_mode`).
+def _freezes_attribute(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
+    """`cls` freezes parameters of its attribute `model` (`self.model`)."""
+    return any(dotted_name(frozen) == model and _enclosing_class(ctx, frozen) is cls
+               for frozen in ctx.shared(_frozen_modules))
+
+
+def _freezes_variable(ctx: FileContext, model: cst.Name) -> bool:
+    """The file freezes parameters of the variable `model`."""
+    binding = ctx.receivers.binding(model)
+    return any(type(frozen) is cst.Name and ctx.receivers.binding(frozen) == binding
+               for frozen in ctx.shared(_frozen_modules))
+
+
+def _is_true(value: cst.BaseExpression) -> bool:
+    return type(value) is cst.Name and value.value == "True"
+
+
+def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call, read_only: dict[Binding, bool]) -> bool:
     """`model` holds, from `call` on, the module put in eval mode, and nothing may switch
     it: it is bound by plain assignments alone, none after `call` but one that keeps it
-    as it is (`model = model.to(device)`), and every read of it is a forward, a read of
-    its weights or a move (see `_leaves_mode`), not a call it is handed to (`set_train(model)`,
-    `DDP(model)`), a walk of its layers (`.modules()`, `.apply(...)`) or another name."""
+    as it is (`model = model.to(device)`), and it is only run forward, read or moved (see
+    `_only_read`, asked once per variable and kept in `read_only`)."""
     binding = ctx.receivers.binding(model)
     values = ctx.receivers.only_assigned(binding) if binding is not None else None
     if values is None:
@@ -319,7 +501,20 @@ def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call) -> bool:
         if ctx.order_index(value) > ctx.order_index(call) and not (
                 kept is not None and ctx.receivers.binding(kept) == binding):  # type: ignore[arg-type]
             return False
-    for node in ctx.receivers.spelled(model.value):
+    if binding not in read_only:
+        read_only[binding] = _only_read(ctx, model.value, binding)  # type: ignore[index,arg-type]
+    return read_only[binding]  # type: ignore[index]
+
+
+def _only_read(ctx: FileContext, name: str, binding: Binding) -> bool:
+    """Every read of the variable `binding` (spelled `name`) is a forward, a read of its
+    weights or a move (see `_leaves_mode`), not a call it is handed to (`set_train(model)`,
+    `DDP(model)`), a walk of its layers (`.modules()`, `.apply(...)`) or another name. A
+    function's local is looked for in that function alone: a file of many functions
+    naming their model alike reads each function's names once."""
+    owner = binding.owner
+    spelled = ctx.receivers.spelled(name) if owner is ctx.module else ctx.receivers.spelled_within(name, owner)
+    for node in spelled:
         parent = ctx.parent(node)
         if type(node) is not cst.Name or (type(parent) is cst.Attribute and parent.attr is node):
             continue

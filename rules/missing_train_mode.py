@@ -51,17 +51,34 @@ class MissingTrainMode(Rule):
     or kept under another name, the instance is handed on
     (`callback(self)`), the class or its training method is decorated,
     the class has base classes (their methods may switch modes) or
-    subclasses in the file, the `.eval()` runs under a condition, or a
-    method assigns the model anew. So does a script that puts a name of the
-    module in eval mode in a statement of the module's own code (`model =
-    Net().eval()`, or `model.eval()`) and trains it in a later loop of that
-    code (a forward with gradients, a backward, a step of an optimizer built
-    from it: not a frozen teacher, nor a backbone under a probe that the
-    optimizer alone holds), when the file puts nothing in train mode and the
-    name is only run forward, read or moved (`model = model.to(device)`):
-    not handed to a call (`prepare(model)`), walked, kept under another name
-    or assigned anew after the `.eval()`, and the file runs no code from
-    text (`exec(...)`, `eval(...)`).
+    subclasses in the file, the `.eval()` runs under a condition, a
+    method assigns the model anew, or the class freezes the model's
+    parameters (a linear probe; a frozen teacher's or an input's
+    `requires_grad` is not the model's). So does a script that puts a name
+    of the module in eval mode in a statement of the module's own code (`model =
+    Net().eval()`, or `model.eval()`; the body of an `if __name__ ==
+    "__main__":` block goes on from that code) and trains it in a later loop
+    of that code (a forward with gradients, a backward, a step of an
+    optimizer handed all its parameters, `model.parameters()` itself or as
+    a parameter group's `params`: not a frozen teacher, nor a backbone under
+    a probe whose optimizer holds a part of it or a selection of its
+    parameters, `list(model.parameters())[-2:]`), and a function that does the
+    same in statements of its own body with a model it builds: a class of
+    `torch.nn`, a model of torchvision or timm or a class of the file that
+    derives from `nn.Module`, moved or wrapped (`model = Net()`,
+    `DDP(Net().cuda())`, `resnet18().eval()`); not a parameter, a global,
+    one read from an attribute (`DataParallel(self.model)`), nor one a call
+    returns (`self.build_model()`, `get_model("resnet")`) or a class
+    imported from elsewhere builds, which other code may switch. Only when
+    the file puts nothing in train mode and freezes none of the model's
+    parameters (`for p in model.parameters(): p.requires_grad = False`,
+    `model.requires_grad_(False)`: a linear probe keeps its backbone in
+    eval mode on purpose; `requires_grad = True` freezes nothing), the name
+    is only run forward, read or moved (`model = model.to(device)`): not handed to a
+    call (`prepare(model)`), walked, kept under another name or assigned
+    anew after the `.eval()`, and the file runs no code from text
+    (`exec(...)`, `eval(...)`). An `.eval()` under a condition (`if
+    args.freeze_bn: model.eval()`) is not read there.
 
     ## Why is this bad?
     `eval()` switches dropout off and makes BatchNorm use its running
@@ -1214,6 +1231,125 @@ class MissingTrainMode(Rule):
         "                model(x)\n"
         "        safetensors.torch.save_file(model.state_dict(), \"last.safetensors\")\n"
         "        np.save(\"head.npy\", model.head.weight.detach().cpu().numpy())\n",
+        # a script whose code is in its `if __name__ == "__main__":` block: the block goes
+        # on from the module's code, the model built there or before it
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "backbone = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    model.eval()  # expect: TL405\n"
+        "    backbone.eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    backbone_opt = torch.optim.Adam(backbone.parameters())\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            loss = nn.functional.mse_loss(model(x), y)\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        for images, labels in image_loader:\n"
+        "            backbone_opt.zero_grad()\n"
+        "            nn.functional.cross_entropy(backbone(images), labels).backward()\n"
+        "            backbone_opt.step()\n",
+        # a function that builds its model in eval mode and trains it in a loop of its own:
+        # whoever calls it, every step trains in eval mode
+        "import torch\n"
+        "import torchvision\n"
+        "from torch import nn\n"
+        "def main(args):\n"
+        "    device = torch.device(\"cuda\")\n"
+        "    model = torchvision.models.resnet18(num_classes=args.classes).to(device).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)\n"
+        "    for epoch in range(args.epochs):\n"
+        "        for images, labels in train_loader:\n"
+        "            loss = nn.functional.cross_entropy(model(images.to(device)), labels.to(device))\n"
+        "            optimizer.zero_grad()\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "        torch.save(model.state_dict(), f\"epoch{epoch}.pt\")\n"
+        "if __name__ == \"__main__\":\n"
+        "    main(parse_args())\n",
+        # a function's model of a class of the file that derives from `nn.Module`, built and
+        # wrapped there: nothing out of the file's sight holds it
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "class Wide(Net):\n"
+        "    pass\n"
+        "def fit(loader):\n"
+        "    model = nn.DataParallel(Wide().cuda())\n"
+        "    model.eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a class freezing its teacher's parameters, not those of the student it trains
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "class Distill:\n"
+        "    def __init__(self, teacher):\n"
+        "        self.teacher = teacher\n"
+        "        for p in self.teacher.parameters():\n"
+        "            p.requires_grad = False\n"
+        "        self.student = Net().eval()  # expect: TL405\n"
+        "        self.opt = torch.optim.SGD(self.student.parameters(), lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            F.mse_loss(self.student(x), self.teacher(x)).backward()\n"
+        "            self.opt.step()\n",
+        # a function's model, where another function freezes another model and the loop
+        # an input tensor: neither is the trained model's
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "def frozen_teacher():\n"
+        "    teacher = Net()\n"
+        "    teacher.requires_grad_(False)\n"
+        "    return teacher\n"
+        "def fit(loader):\n"
+        "    model = Net().eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        x.requires_grad_(False)\n"
+        "        optimizer.zero_grad()\n"
+        "        F.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # parameters set to require gradients, all of them trained: nothing is frozen
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "def fit(loader):\n"
+        "    model = torchvision.models.resnet50().eval()  # expect: TL405\n"
+        "    model.requires_grad_(True)\n"
+        "    for p in model.parameters():\n"
+        "        p.requires_grad = True\n"
+        "        p.requires_grad_()\n"
+        "    optimizer = torch.optim.SGD([{\"params\": model.parameters()}], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2565,6 +2701,222 @@ class MissingTrainMode(Rule):
         "    optimizer.zero_grad()\n"
         "    loss.backward()\n"
         "    optimizer.step()\n",
+        # a function's model built in eval mode that a helper called from its loop puts back
+        # in train mode
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "def train_step(model, optimizer, x, y):\n"
+        "    model.train()\n"
+        "    loss = nn.functional.mse_loss(model(x), y)\n"
+        "    optimizer.zero_grad()\n"
+        "    loss.backward()\n"
+        "    optimizer.step()\n"
+        "def main():\n"
+        "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        train_step(model, optimizer, x, y)\n"
+        "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a function's model that its caller may switch: a parameter, one read from an
+        # attribute, a global; and a frozen teacher the function builds but does not step
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "def fit(model, loader):\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "class Finetuner:\n"
+        "    def fit(self, loader):\n"
+        "        model = self.model\n"
+        "        model.eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            nn.functional.mse_loss(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "def fit_global(loader):\n"
+        "    net.eval()\n"
+        "    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(net(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def distill(loader):\n"
+        "    teacher = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "    student = nn.Linear(8, 8)\n"
+        "    optimizer = torch.optim.SGD(student.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        with torch.no_grad():\n"
+        "            target = teacher(x)\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.mse_loss(student(x), target).backward()\n"
+        "        optimizer.step()\n",
+        # a function's model put in eval mode only on some runs (`if args.freeze_bn:`), or
+        # only after training, for testing; and one whose loop does not back-propagate
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "def main(args):\n"
+        "    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "    if args.freeze_bn:\n"
+        "        model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "    model.eval()\n"
+        "    with torch.no_grad():\n"
+        "        for x, y in test_loader:\n"
+        "            print(model(x).argmax(1).eq(y).float().mean())\n"
+        "def calibrate(loader):\n"
+        "    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in loader:\n"
+        "        model(x)\n"
+        "        optimizer.step()\n",
+        # a script's `if __name__ == \"__main__\":` block that puts its model back in train
+        # mode inside the loop
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        model.train()\n"
+        "        loss = nn.functional.mse_loss(model(x), y)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n",
+        # a function's model it does not surely build: a wrapper of the instance's model,
+        # a builder method, a registry's model; their loops call code out of sight (a base
+        # class's hook, an imported function) that may put it back in train mode
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from base import BaseRunner\n"
+        "from registry import get_model, start_step\n"
+        "class Runner(BaseRunner):\n"
+        "    def fit(self, loader):\n"
+        "        model = torch.nn.DataParallel(self.model)\n"
+        "        model.eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            self.call_hook(\"before_train_iter\")\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "    def run(self, loader):\n"
+        "        model = self.build_model().eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            self.before_iter()\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "def main(loader):\n"
+        "    model = get_model(\"resnet\")\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        start_step()\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a linear probe: the backbone's parameters frozen, its BatchNorm statistics kept
+        # as pretrained by eval mode on purpose
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "def linear_probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\")\n"
+        "    for name, param in model.named_parameters():\n"
+        "        if not name.startswith(\"fc.\"):\n"
+        "            param.requires_grad = False\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the same in the `if __name__ == "__main__":` block, the optimizer holding only the
+        # head's parameters
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "    optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # at the module's level, a backbone frozen in place
+        "import torch\n"
+        "from torch import nn\n"
+        "net = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.Flatten(), nn.LazyLinear(10))\n"
+        "for name, param in net.named_parameters():\n"
+        "    param.requires_grad_(name.startswith(\"3.\"))\n"
+        "net.eval()\n"
+        "opt = torch.optim.Adam(net.parameters())\n"
+        "while True:\n"
+        "    x, y = next(batches)\n"
+        "    opt.zero_grad()\n"
+        "    nn.functional.cross_entropy(net(x), y).backward()\n"
+        "    opt.step()\n",
+        # a class's linear probe: the backbone frozen where the model is set up in eval mode
+        "import torch\n"
+        "import torchvision\n"
+        "class Probe:\n"
+        "    def __init__(self):\n"
+        "        self.model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "        for name, param in self.model.named_parameters():\n"
+        "            param.requires_grad = name.startswith(\"fc.\")\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
+        "            self.opt.step()\n",
+        # an optimizer handed some of the model's parameters, picked by name or by place:
+        # the backbone under a probe may be kept in eval mode on purpose
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "    optimizer = torch.optim.SGD([p for n, p in model.named_parameters() if n.startswith(\"fc.\")], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "if __name__ == \"__main__\":\n"
+        "    model = torchvision.models.resnet50(weights=\"IMAGENET1K_V2\").eval()\n"
+        "    optimizer = torch.optim.SGD(list(model.parameters())[-2:], lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a class freezing a part of its model (the first layers of its features): what
+        # reads a part of the model may switch it
+        "import torch\n"
+        "import torchvision\n"
+        "class Probe:\n"
+        "    def __init__(self):\n"
+        "        self.model = torchvision.models.vgg16(weights=\"IMAGENET1K_V1\").eval()\n"
+        "        self.model.features[:10].requires_grad_(False)\n"
+        "        self.opt = torch.optim.SGD(self.model.parameters(), lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
+        "            self.opt.step()\n",
     )
 
     def finish(self) -> None:
@@ -2629,9 +2981,10 @@ class MissingTrainMode(Rule):
                     reported.add(node)
                     self.report(node, f"`{setup}()` puts `{model}` in eval mode and `{trainer}()` trains it "
                                       "without `.train()`: dropout and BatchNorm stay in eval mode")
-        for node, model in left_in_eval_by_the_script(self.ctx):
+        for node, model, function in left_in_eval_by_the_script(self.ctx):
             if node not in reported:
-                self.report(node, f"`{model}` is put in eval mode before the script's training loop trains it "
+                script = f"`{function}()`'s" if function is not None else "the script's"
+                self.report(node, f"`{model}` is put in eval mode before {script} training loop trains it "
                                   "without `.train()`: dropout and BatchNorm stay in eval mode")
 
     def _steps_what_it_holds(self, call: cst.CSTNode, stepped: set[str]) -> bool:

@@ -13,8 +13,9 @@ what they cannot resolve.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import libcst as cst
 
@@ -393,6 +394,15 @@ class Receivers:
                 spelling = node.value if type(node) is cst.Name else node.attr.value  # type: ignore[attr-defined]
                 self._spellings.setdefault(spelling, []).append(node)  # type: ignore[arg-type]
         return self._spellings.get(name, [])
+
+    def spelled_within(self, name: str, root: cst.CSTNode) -> Sequence[cst.Name | cst.Attribute]:
+        """Those of `spelled(name)` under `root` (a function): a slice of the file's index,
+        found by bisection, so that asking about the local of each of many functions
+        reads only that function's names, not the file's."""
+        spelled = self.spelled(name)
+        order = self.ctx.order_index
+        start = bisect_left(spelled, order(root), key=order)
+        return spelled[start:bisect_right(spelled, self.ctx.subtree_end(root), key=order)]
 
     def aliases(self, binding: Binding) -> set[Binding]:
         """`binding` and the variables that hold the same object: bound with it in one

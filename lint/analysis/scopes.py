@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
+from trainlint.analysis.literals import string_value
 from trainlint.project import member_of
 
 if TYPE_CHECKING:
@@ -70,6 +71,18 @@ def dotted_name(node: cst.BaseExpression) -> str | None:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def runs_as_script_only(statement: cst.If) -> bool:
+    """`if __name__ == "__main__":`: not run when the module is imported, and run
+    after the module-level code before it when the module runs as a script."""
+    test = statement.test
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    sides = [test.left, target.comparator]
+    return (type(target.operator) is cst.Equal and any(type(s) is cst.Name and s.value == "__name__" for s in sides)
+            and any(string_value(s) == "__main__" for s in sides))
 
 
 def named_scaler(node: cst.BaseExpression) -> bool:

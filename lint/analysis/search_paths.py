@@ -20,6 +20,7 @@ from typing import Sequence
 import libcst as cst
 
 from trainlint.analysis.literals import string_value
+from trainlint.analysis.scopes import runs_as_script_only
 from trainlint.project import SearchPaths
 from trainlint.semantic import SemanticModel
 
@@ -53,7 +54,7 @@ def _steps(ctx: SemanticModel, body: Sequence[cst.BaseStatement], adders: dict[s
     for statement in body:
         if type(statement) is cst.SimpleStatementLine:
             found += _small_steps(ctx, statement.body, adders, values)
-        elif type(statement) is cst.If and not _runs_as_script_only(statement):
+        elif type(statement) is cst.If and not runs_as_script_only(statement):  # what it adds is not followed
             arms = _arms(ctx, statement, adders, values)
             if arms is None:
                 return None
@@ -149,18 +150,6 @@ def _block_steps(ctx: SemanticModel, block: cst.BaseSuite, adders: dict[str, tup
     if type(block) is cst.IndentedBlock:
         return _steps(ctx, block.body, adders, values)
     return _small_steps(ctx, block.body, adders, values)  # type: ignore[attr-defined]  # `if x: f()` on one line
-
-
-def _runs_as_script_only(statement: cst.If) -> bool:
-    """`if __name__ == "__main__":`: not run when the module is imported, and run
-    after the module-level imports of a script; what it adds is not followed."""
-    test = statement.test
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return False
-    target = test.comparisons[0]
-    sides = [test.left, target.comparator]
-    return (type(target.operator) is cst.Equal and any(type(s) is cst.Name and s.value == "__name__" for s in sides)
-            and any(string_value(s) == "__main__" for s in sides))
 
 
 def _arranged(steps: list[_Step]) -> SearchPaths:
