@@ -26,6 +26,8 @@ def script_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     for params in PRELAUNCH:
         if params[0] == "plain":
             runs.submit_plain(*params[1:])
+        elif params[0] == "options":  # ("options", ("--strict",), script, *args)
+            runs.submit(*params[2:], options=params[1])
         else:
             runs.submit(*params)
     yield runs
