@@ -11,10 +11,14 @@ starts nothing.
 """
 from __future__ import annotations
 
+import gc
 import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
+
+SANITIZER_TESTS = Path(__file__).resolve().parent / "sanitizer"
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +30,8 @@ def script_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     for params in PRELAUNCH:
         if params[0] == "plain":
             runs.submit_plain(*params[1:])
+        elif params[0] == "options":  # ("options", ("--strict",), script, *args)
+            runs.submit(*params[2:], options=params[1])
         else:
             runs.submit(*params)
     yield runs
@@ -51,3 +57,28 @@ def _runs_start_early(request: pytest.FixtureRequest) -> None:
         if helpers in sys.modules and any(
                 fixture in getattr(item, "fixturenames", ()) for item in request.session.items):
             request.getfixturevalue(fixture)
+
+
+_FROZEN: list[bool] = []
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before the first of the sanitizer's tests that run in this process, the objects
+    the session has made so far (torch's import, pytest's items) are frozen out of the
+    collector's generations, as the fork server does for the scripts (see
+    tests/sanitizer/forkserver.py): the sanitizer's scans for models and optimizers
+    (`gc.get_objects()`) and every collection then walk only what the tests make. None
+    of them may be a model or an optimizer, which the scans would then miss."""
+    if _FROZEN or not Path(item.path).resolve().is_relative_to(SANITIZER_TESTS):
+        return
+    _FROZEN.append(True)
+    torch = sys.modules.get("torch")
+    gc.collect()
+    if torch is not None and any(issubclass(type(obj), (torch.nn.Module, torch.optim.Optimizer))
+                                 for obj in gc.get_objects()):
+        return
+    gc.freeze()
+
+
+def pytest_sessionfinish() -> None:
+    gc.unfreeze()

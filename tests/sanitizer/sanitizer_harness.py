@@ -184,8 +184,9 @@ class ScriptRuns:
         return self.futures[("plain", script, *args)].result()
 
 
-# Every fault script and its healthy twin, started together at the first use.
-PRELAUNCH: list[tuple[str, ...]] = []
+# Every fault script and its healthy twin, started together at the first use:
+# (script, *args), ("plain", script, *args), or ("options", (option, ...), script, *args).
+PRELAUNCH: list[tuple[Any, ...]] = []
 
 
 def line_of(script: str, text: str, exact: bool = False) -> int:

@@ -14,6 +14,9 @@ PRELAUNCH += [("hogwild.py",), ("hogwild.py", "--nan-child", "2", "--nan-step", 
               ("hogwild_shared_write.py",), ("hogwild_shared_write.py", "--nan"),
               ("hogwild_shared_write.py", "--nan", "--wait-step", "4"),
               ("spawn_worker_raises.py",), ("spawn_worker_raises.py", "--raise-step", "3")]
+LAUNCHES = [("--launcher", "spawn"), ("--start-method", "fork"), ("--launcher", "subclass"),
+            ("--launcher", "subclass", "--start-method", "fork")]
+PRELAUNCH += [("hogwild.py", *launch) for launch in LAUNCHES]
 FRESH.update(("hogwild.py", "hogwild_shared_write.py", "spawn_worker_raises.py"))  # processes forked and spawned by the script
 
 
@@ -181,12 +184,9 @@ def test_strict_fails_a_run_whose_child_found_errors(tmp_path: Path) -> None:
     assert clean.returncode == 0 and "child_errors" not in clean.report["summary"], clean.stderr
 
 
-@pytest.mark.parametrize("launch", [("--launcher", "spawn"), ("--start-method", "fork"),
-                                    ("--launcher", "subclass"),
-                                    ("--launcher", "subclass", "--start-method", "fork")])
-def test_spawned_and_forked_children_are_watched(tmp_path: Path, launch: tuple[str, str]) -> None:
-    report = tmp_path / "run.json"
-    run = run_sanitizer(["hogwild.py", *launch], report)
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_spawned_and_forked_children_are_watched(script_runs: ScriptRuns, launch: tuple[str, ...]) -> None:
+    run = script_runs.get("hogwild.py", *launch)
     assert run.returncode == 0, run.stderr
-    children = _child_reports(report)
+    children = _child_reports(_parent_report(script_runs, *launch))
     assert len(children) == 2 and all(child["steps"] == 15 for child in children.values())

@@ -23,6 +23,11 @@ RUNS = [("exit_raise.py",), ("exit_status.py", "4"), ("interrupted.py",), ("no_t
         ("preempted.py",), ("plain", "preempted.py"), ("threads_from_env.py",), ("plain", "threads_from_env.py")]
 PRELAUNCH += RUNS
 FRESH.update(entry[1] if entry[0] == "plain" else entry[0] for entry in RUNS)  # the process is their subject
+MODULE_RUN = ("-m", "trainpkg.train", "--epochs", "1")  # `python -m sanitizer -m trainpkg.train ...`
+HALTED = ("--halt-on", "nonfinite_loss")
+STRICT = ("--strict", "--checks", "nonfinite_param")
+PRELAUNCH += [MODULE_RUN, ("options", HALTED, "nonfinite_culprit.py"), ("options", STRICT, "nonfinite_param.py")]
+FRESH.add("-m")
 
 
 def test_exception_keeps_status_and_traceback(script_runs: ScriptRuns) -> None:
@@ -168,9 +173,8 @@ def test_argv_path_and_main_as_plain_python(script_runs: ScriptRuns) -> None:
     assert run.report["argv"] == ["where_am_i.py", "--lr", "3"]
 
 
-def test_module_mode_with_relative_imports(tmp_path: Path) -> None:
-    report = tmp_path / "r.json"
-    run = run_sanitizer(["-m", "trainpkg.train", "--epochs", "1"], report)
+def test_module_mode_with_relative_imports(script_runs: ScriptRuns) -> None:
+    run = script_runs.get(*MODULE_RUN)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "__main__ trainpkg.train ['--epochs', '1']\n"
     assert run.report["steps"] == 3 and run.report["script"] == "trainpkg.train"
@@ -194,9 +198,8 @@ def test_training_is_bit_identical_with_and_without(script_runs: ScriptRuns) -> 
     assert run.report["steps"] == 18
 
 
-def test_halt_on_stops_at_the_first_event(tmp_path: Path) -> None:
-    report = tmp_path / "r.json"
-    run = run_sanitizer(["nonfinite_culprit.py"], report, ["--halt-on", "nonfinite_loss"])
+def test_halt_on_stops_at_the_first_event(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_culprit.py", options=HALTED)
     assert run.returncode == 3
     assert "halted" in run.stderr and "nonfinite_loss" in run.stderr
     assert run.report["steps"] == 7 and run.report["exit_code"] == 3
@@ -223,15 +226,14 @@ def test_a_relative_report_path_is_kept_when_the_script_changes_directory(tmp_pa
     assert "report: r.json" in run.stderr
 
 
-def test_module_mode_records_the_argv_the_module_sees(tmp_path: Path) -> None:
-    report = tmp_path / "r.json"
-    run = run_sanitizer(["-m", "trainpkg.train", "--epochs", "1"], report)
+def test_module_mode_records_the_argv_the_module_sees(script_runs: ScriptRuns) -> None:
+    run = script_runs.get(*MODULE_RUN)
     assert run.returncode == 0, run.stderr
     assert run.report["argv"] == [str(SCRIPTS / "trainpkg" / "train.py"), "--epochs", "1"]
 
 
-def test_strict_fails_a_faulty_run(tmp_path: Path) -> None:
-    run = run_sanitizer(["nonfinite_param.py"], tmp_path / "r.json", ["--strict", "--checks", "nonfinite_param"])
+def test_strict_fails_a_faulty_run(script_runs: ScriptRuns) -> None:
+    run = script_runs.get("nonfinite_param.py", options=STRICT)
     assert run.returncode == 3 and run.report["exit_code"] == 3
     assert {e["kind"] for e in run.events()} == {"nonfinite_param"}
 
