@@ -4,7 +4,9 @@ The models are found once (and again only when a name is missing) by scanning
 live objects for the outermost `nn.Module`s that hold the run's parameters:
 those of the optimizers that stepped and of the modules seen in forward (a
 GAN's generator runs before its optimizer first steps). Parameter-free modules
-(losses, transforms) are not models: their names never become prefixes.
+(losses, transforms) are not models: their names never become prefixes. A script
+that froze its objects out of the collector (`gc.freeze()`) hides its models from
+that scan; they are then looked for in the variables of the running code.
 """
 from __future__ import annotations
 
@@ -45,7 +47,16 @@ class ModelIndex:
         self._param_owner.clear()
 
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
+        anchor_modules = list(anchor_modules)
         modules, optimizers = live_instances(nn.Module, torch.optim.Optimizer)
+        found = {id(module) for module in modules}
+        if any(id(module) not in found for module in anchor_modules):
+            # a module run forward that the scan missed: the script froze its objects out of the
+            # collector (`gc.freeze()`), so its models are looked for from the code that runs
+            for module in (*anchor_modules, *_held_by_the_stack()):
+                if id(module) not in found:
+                    found.add(id(module))
+                    modules.append(module)
         self._optimizers = weakref.WeakSet(optimizers)
         params = {id(p) for p in anchor_params}
         # the parameters of every optimizer built during the run too: a GAN's second model
@@ -119,6 +130,25 @@ def live_instances(*bases: type) -> list[list[object]]:
         found = [obj for obj in live if any(issubclass(type(obj), base) for base in bases)]
     del live
     return [[obj for obj in found if type(obj) in classes] for classes in derived]
+
+
+def _held_by_the_stack() -> Iterator[nn.Module]:
+    """The modules the running code's variables hold, and those their objects hold in
+    an attribute (`self.model`), with the modules inside them: where the script froze
+    its objects out of the collector (`gc.freeze()`), the models it built before are
+    found so, from the frames of the call that asks."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if issubclass(type(value), nn.Module):  # by type(): `__class__` may be computed
+                yield from value.modules()
+            elif not issubclass(type(value), (type, ModuleType)):
+                try:  # the instance's own attributes, past any `__getattribute__` of its class
+                    held = list(object.__getattribute__(value, "__dict__").values())
+                except (AttributeError, TypeError):
+                    continue
+                yield from (module for item in held if issubclass(type(item), nn.Module) for module in item.modules())
+        frame = frame.f_back
 
 
 def _derived(base: type) -> set[type]:
