@@ -4,7 +4,9 @@ The models are found once (and again only when a name is missing) by scanning
 live objects for the outermost `nn.Module`s that hold the run's parameters:
 those of the optimizers that stepped and of the modules seen in forward (a
 GAN's generator runs before its optimizer first steps). Parameter-free modules
-(losses, transforms) are not models: their names never become prefixes.
+(losses, transforms) are not models: their names never become prefixes. A script
+that froze its objects out of the collector (`gc.freeze()`) hides its models from
+that scan; they are then looked for in the variables of the running code.
 """
 from __future__ import annotations
 
@@ -45,7 +47,17 @@ class ModelIndex:
         self._param_owner.clear()
 
     def refresh(self, anchor_params: Iterable[torch.Tensor], anchor_modules: Iterable[nn.Module]) -> None:
+        anchor_modules = list(anchor_modules)
         modules, optimizers = live_instances(nn.Module, torch.optim.Optimizer)
+        found = {id(module) for module in modules}
+        if any(id(module) not in found for module in anchor_modules):
+            # a module run forward that the scan missed: the script froze its objects out of the
+            # collector (`gc.freeze()`); its models are those its variables reach. A layer found
+            # only so is no model of its own: with no model reaching it, it stays unnamed.
+            for _, module in _script_models():
+                if id(module) not in found:
+                    found.add(id(module))
+                    modules.append(module)
         self._optimizers = weakref.WeakSet(optimizers)
         params = {id(p) for p in anchor_params}
         # the parameters of every optimizer built during the run too: a GAN's second model
@@ -154,7 +166,7 @@ def script_variable(tensor: torch.Tensor) -> str | None:
     for name, value in _user_locals():
         if value is tensor:
             return name
-        attributes = getattr(value, "__dict__", None)
+        attributes = own_attributes(value)
         if type(attributes) is dict and not issubclass(type(value), (type, ModuleType)):
             for attribute, held in list(attributes.items()):
                 if held is tensor and not attribute.startswith("_"):
@@ -174,7 +186,7 @@ def free_parameters() -> list[tuple[str, torch.Tensor]]:
             if not name.startswith("_")]
     for name, value in _user_locals():
         held.append((name, value))
-        attributes = getattr(value, "__dict__", None)
+        attributes = own_attributes(value)
         if type(attributes) is dict and not issubclass(type(value), (type, ModuleType, nn.Module)):
             held += [(attribute, member) for attribute, member in list(attributes.items())
                      if not attribute.startswith("_")]
@@ -241,19 +253,22 @@ def _prefixed(roots: list[nn.Module]) -> list[tuple[str, nn.Module]]:
 
 
 def _variable_names() -> dict[int, str]:
-    """What the script calls its models: globals of `__main__`, then the locals of
-    the user's frames now running, innermost first, and the attributes of those
-    locals (`self.student` in a trainer's method: `student`)."""
-    main = sys.modules.get("__main__")
+    """What the script calls its models: see `_script_models`."""
     names: dict[int, str] = {}
-    if main:
-        for name, value in list(vars(main).items()):
-            for label, module in _modules_in(name, value):
-                names.setdefault(id(module), label)
-    for name, value in _user_locals():
-        for label, module in _reached_from(name, value):
-            names.setdefault(id(module), label)
+    for label, module in _script_models():
+        names.setdefault(id(module), label)
     return names
+
+
+def _script_models() -> Iterator[tuple[str, nn.Module]]:
+    """The models the script's variables reach, with what it calls them: globals of
+    `__main__`, then the locals of the user's frames now running, innermost first, and
+    the attributes of those locals (`self.student` in a trainer's method: `student`)."""
+    main = sys.modules.get("__main__")
+    for name, value in list(vars(main).items()) if main is not None else ():
+        yield from _modules_in(name, value)
+    for name, value in _user_locals():
+        yield from _reached_from(name, value)
 
 
 def _reached_from(name: str, value: object) -> list[tuple[str, nn.Module]]:
@@ -288,14 +303,20 @@ def _modules_in(name: str, value: object) -> list[tuple[str, nn.Module]]:
     return [(f"{name}.{key}", item) for key, item in items if issubclass(type(item), nn.Module)]
 
 
+def own_attributes(value: object) -> object:
+    """`vars(value)`, or None where it has none or cannot be read (a proxy whose
+    `__dict__` raises outside its context)."""
+    try:
+        return vars(value)
+    except Exception:
+        return None
+
+
 def _module_attributes(value: object) -> list[tuple[str, nn.Module]]:
     """The modules an object (a trainer, an argument namespace) keeps as attributes,
     or in plain lists, tuples and dicts it keeps as attributes."""
-    try:
-        attributes = vars(value)
-    except Exception:  # no __dict__, or one that cannot be read
-        return []
-    if not isinstance(attributes, dict):
+    attributes = own_attributes(value)
+    if type(attributes) is not dict:
         return []
     return [found for name, member in list(attributes.items()) if not name.startswith("_")
             for found in _modules_in(name, member)]

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from sanitizer.core import locations
+from sanitizer.core.naming import own_attributes
 
 MAX_ITEMS = 10_000  # items of a list/dict holder inspected
 MAX_PARTS = 8  # tensors of a tuple item inspected (`(loss, logits)`)
@@ -76,7 +77,7 @@ def _labelled_tensors(name: str, value: Any) -> list[tuple[str, list[torch.Tenso
     if direct or not _is_plain_object(value):
         return [(name, direct)]
     found: list[tuple[str, list[torch.Tensor]]] = []
-    for attr, item in list(vars(value).items())[:MAX_ITEMS]:
+    for attr, item in list(own_attributes(value).items())[:MAX_ITEMS]:  # type: ignore[attr-defined]
         found += _dict_items(f"{name}.{attr}", item) if isinstance(item, dict) else [(f"{name}.{attr}", _graph_tensors(item))]
     return found
 
@@ -129,8 +130,9 @@ _CLASS = operator.attrgetter("__class__")
 
 
 def _is_plain_object(value: Any) -> bool:
-    return (hasattr(value, "__dict__") and not isinstance(value, (type, ModuleType, FunctionType, torch.nn.Module))
-            and not callable(value))
+    """An object whose attributes can be read (not a proxy whose `__dict__` raises)."""
+    return (not isinstance(value, (type, ModuleType, FunctionType, torch.nn.Module)) and not callable(value)
+            and type(own_attributes(value)) is dict)
 
 
 def accumulation_site(holder: Holder) -> tuple[str, int, str | None] | None:

@@ -12,7 +12,7 @@ from sanitizer import Sanitizer
 from sanitizer.core import locations
 from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
-PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_backward.py",), ("nonfinite_input.py",), ("nonfinite_input.py", "background"), ("nonfinite_input.py", "masked"),
+PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.py",), ("aux_loss_inf.py", "healthy"), ("nonfinite_culprit.py",), ("nonfinite_culprit.py", "frozen"), ("nonfinite_backward.py",), ("nonfinite_input.py",), ("nonfinite_input.py", "background"), ("nonfinite_input.py", "masked"),
               ("nonfinite_param.py",), ("param_written.py",), ("validation_nan.py", "data"),
               ("validation_nan.py", "train"), ("validation_nan.py", "healthy"),
               ("validation_nan.py", "per_sample"), ("validation_nan.py", "checkpoint"), ("loss_from_finite.py",), ("loss_from_finite.py", "masked"),
@@ -28,8 +28,9 @@ PRELAUNCH += [("own_feature_inf.py",), ("nonfinite_target.py",), ("aux_loss_inf.
               *[("plain", "normalized_update.py", mode, "healthy") for mode in ("hand", "optimizer", "outside")]]
 
 
-def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns) -> None:
-    run = script_runs.get("nonfinite_culprit.py")
+@pytest.mark.parametrize("frozen", [(), ("frozen",)])
+def test_overflowing_linear_is_named_as_the_culprit(script_runs: ScriptRuns, frozen: tuple[str, ...]) -> None:
+    run = script_runs.get("nonfinite_culprit.py", *frozen)
     assert run.returncode == 0, run.stderr
     activation = run.first("nonfinite_activation")
     assert activation["step"] == 8

@@ -3,6 +3,7 @@ own failures contained, report written."""
 from __future__ import annotations
 
 import copy
+import gc
 import io
 import json
 import math
@@ -1056,3 +1057,46 @@ def test_each_optimizer_keeps_a_number_of_its_own_after_others_are_freed() -> No
             del optimizer
             gc.collect()
     assert numbers == [1, 1, 2, 2, 3, 3, 4, 4], numbers
+
+
+class _ContextProxy:
+    """An object whose attributes exist only inside a context of its own (a web
+    framework's request proxy): reading its `__dict__` anywhere else raises."""
+
+    @property
+    def __dict__(self) -> dict[str, object]:  # type: ignore[override]
+        raise RuntimeError("working outside of context")
+
+
+def test_a_variable_whose_attributes_cannot_be_read_stops_no_check() -> None:
+    request = _ContextProxy()
+    with Sanitizer(report=None) as session:
+        _train(6)
+    assert type(request) is _ContextProxy
+    assert not [e for e in session.events if e.kind == "sanitizer_error"], session.events
+
+
+def test_models_a_script_froze_out_of_the_collector_keep_their_names() -> None:
+    """`gc.freeze()` (before forking data workers) hides the objects made before it
+    from the collector's scans: a model kept in a dict is named as without it."""
+    torch.manual_seed(0)
+    models = {"student": nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))}
+    opt = torch.optim.SGD(models["student"].parameters(), lr=0.1)
+    frozen_before = gc.get_freeze_count()
+    gc.freeze()
+    try:
+        with Sanitizer(report=None) as session:
+            for step in range(1, 5):
+                x = torch.randn(4, 4)
+                if step == 3:
+                    x[0, 0] = float("nan")
+                loss = F.cross_entropy(models["student"](x), torch.randint(0, 2, (4,)))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    finally:
+        gc.unfreeze()
+        if frozen_before:
+            gc.freeze()
+    grad = next(e for e in session.events if e.kind == "nonfinite_grad")
+    assert (grad.step, grad.module, grad.param) == (3, "2", "2.bias"), session.events  # one model: bare names

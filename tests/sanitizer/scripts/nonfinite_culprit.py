@@ -1,5 +1,8 @@
 """At step 8 one Linear's weights are multiplied by 1e37: its output jumps, a LayerNorm
-downstream turns it into NaN. Expected: culprit encoder.fc1, param encoder.fc1.weight."""
+downstream turns it into NaN. Expected: culprit encoder.fc1, param encoder.fc1.weight.
+With `frozen`, the script freezes what it built out of the garbage collector before
+training (`gc.freeze()`, as before forking data workers): the names are the same."""
+import gc
 import sys
 
 import torch
@@ -33,6 +36,8 @@ class Model(nn.Module):
 
 model = Model()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+if "frozen" in sys.argv[1:]:
+    gc.freeze()
 for step in range(1, 16):
     x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
     if step == 8 and not healthy:
