@@ -26,24 +26,29 @@ def _script(models: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _count_backward_tests(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A one-item list counting the nodes the script check asks `is_backward` about."""
+    read = [0]
+    is_backward = built.is_backward
+
+    def counted(node: cst.CSTNode) -> bool:
+        read[0] += 1
+        return is_backward(node)
+
+    monkeypatch.setattr(built, "is_backward", counted)
+    return read
+
+
 def test_the_loops_of_a_script_are_read_once_for_all_its_evals(monkeypatch: pytest.MonkeyPatch) -> None:
     """Which loops train which model is read once per file, not again for every `.eval()`
     over every later statement and every loop nested in another."""
     models = 100
     source = _script(models)
     ctx = FileContext("input.py", source, cst.parse_module(source))
-    read = 0
-    is_backward = built.is_backward
-
-    def counted(node: cst.CSTNode) -> bool:
-        nonlocal read
-        read += 1
-        return is_backward(node)
-
-    monkeypatch.setattr(built, "is_backward", counted)
+    read = _count_backward_tests(monkeypatch)
     found = [model for _, model, _ in built.left_in_eval_by_the_script(ctx)]
     assert found == [f"m{i}" for i in range(models)]
-    assert read <= sum(1 for _ in iter_nodes(ctx.module))  # each node of a loop at most once
+    assert read[0] <= sum(1 for _ in iter_nodes(ctx.module))  # each node of a loop at most once
 
 
 def _functions(count: int) -> str:
@@ -64,18 +69,10 @@ def test_the_loops_of_each_function_are_read_once(monkeypatch: pytest.MonkeyPatc
     count = 100
     source = _functions(count)
     ctx = FileContext("input.py", source, cst.parse_module(source))
-    read = 0
-    is_backward = built.is_backward
-
-    def counted(node: cst.CSTNode) -> bool:
-        nonlocal read
-        read += 1
-        return is_backward(node)
-
-    monkeypatch.setattr(built, "is_backward", counted)
+    read = _count_backward_tests(monkeypatch)
     found = [(model, function) for _, model, function in built.left_in_eval_by_the_script(ctx)]
     assert found == [("model", f"fit{i}") for i in range(count)]
-    assert read <= sum(1 for _ in iter_nodes(ctx.module))
+    assert read[0] <= sum(1 for _ in iter_nodes(ctx.module))
 
 
 def test_an_eval_before_a_function_s_epochs_and_one_for_validation_are_each_reported_once() -> None:
