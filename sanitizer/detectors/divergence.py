@@ -90,7 +90,9 @@ Two rules, neither waiting for a long history:
   climb's own span of steps after it fell back: a learning rate growing 10% a
   step); a block under half of it drops it (the same
   regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
-  and 0.74 by themselves). Blocks are
+  and 0.74 by themselves). A climb that one loss made (a jump 8 times its lowest,
+  come back from slowly, whose block medians rose by noise the 3 blocks before)
+  says so: the step of the jump and the loss it jumped to (`_jump`). Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
@@ -220,6 +222,9 @@ class DivergenceDetector(Detector):
         self._params: dict[int, weakref.ref[Tensor]] = {}
         self._new_model = True
         self._last: float | None = None  # the latest loss judged or watched, non-finite too
+        # the latest step whose loss was not judged (skipped, partial, non-finite): the losses
+        # kept since then are one a step, so a loss's place among them dates it
+        self._unjudged_step: int | None = None
         # the divergence reported, and the loss at or above which the run is still diverged
         self._diverged: tuple[Event, float] | None = None
         self._start()
@@ -252,11 +257,13 @@ class DivergenceDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if record.partial or record.skipped or loss is None:
+            self._unjudged_step = record.step
             return
         lrs_before, lr = list(self._lrs), record.lr
         self._lrs.append(lr)
         self._last = loss
         if not math.isfinite(loss):
+            self._unjudged_step = record.step
             rising = self._rising if self._rising is not None and self._rising.high >= RUN_TO_NAN else None
             blow_up = self._pending or (rising if self.reported_step is None else None)
             if blow_up is not None:  # the blow-up went on to Inf or NaN: no coming back
@@ -647,21 +654,50 @@ class DivergenceDetector(Detector):
             return
         if self._climbing(level):
             self._dropped = None
-            self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last,
-                                 (RISES + 1) * self.block_size)
+            span = (RISES + 1) * self.block_size
+            self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last, span,
+                                 jump=self._jump(record.step, self.lowest(), last, span))
+
+    def _jump(self, step: int, lowest: float, peak: float, span: int) -> tuple[int, float] | None:
+        """(step, loss) of the one loss a climb found at `step` rose by, when it was a jump: the
+        first loss three quarters of the rise above the lowest or more whose block's worth of
+        losses before it are still within a quarter of it, and the median of those from it on
+        that high too (a loss that jumps 8 times at once and comes back slowly over 200 steps:
+        its block medians may rise by noise the three blocks before the jump's). None for a
+        rise spread over the steps, or when the latest losses kept do not cover the climb's
+        span one loss a step (a loss skipped or non-finite in it: their places no longer date
+        them)."""
+        losses = list(self._window)[-span:]
+        first = step - len(losses) + 1
+        if len(losses) < span or (self._unjudged_step is not None and self._unjudged_step >= first):
+            return None
+        low, high = lowest + (peak - lowest) / 4, lowest + 3 * (peak - lowest) / 4
+        at = next((i for i in range(1, span) if losses[i] >= high and median(losses[i:]) >= high
+                   and median(losses[max(i - self.block_size, 0):i]) <= low), None)
+        return (first + at, losses[at]) if at is not None else None
 
     def _report_climb(self, sink: Sink, climb: _Climb) -> None:
         """Report a climb at the step it was found."""
         self._climb = self._dropped = None
         self.reported_step = climb.step
         lowest, last = climb.lowest, climb.peak
-        event = sink.emit("divergence", climb.step,
-                  f"loss climbed steadily over the last {climb.span} steps, from {format_number(lowest)} "
-                  f"(its lowest) to {format_number(last)}: training is diverging",
-                  where=climb.where, value=last,
-                  extra={"baseline": climb.level, "lowest": lowest, "rule": "climb"})
+        jump = {"jump_step": climb.jump[0], "jump_loss": climb.jump[1]} if climb.jump is not None else {}
+        event = sink.emit("divergence", climb.step, _climb_message(climb), where=climb.where, value=last,
+                          extra={"baseline": climb.level, "lowest": lowest, "rule": "climb", **jump})
         if event is not None:
             self._diverged = (event, CLIMB * lowest)
+
+
+def _climb_message(climb: _Climb) -> str:
+    """What a climb's event says: a steady climb, or one loss's jump the loss is still near."""
+    lowest, last = format_number(climb.lowest), format_number(climb.peak)
+    if climb.jump is None:
+        return (f"loss climbed steadily over the last {climb.span} steps, from {lowest} (its lowest) "
+                f"to {last}: training is diverging")
+    step, loss = climb.jump
+    return (f"loss jumped at step {step} from {lowest} (its lowest) to {format_number(loss)}, "
+            f"{format_number(loss / climb.lowest)} times that, and was still at {last} by step {climb.step}, "
+            f"{format_number(climb.peak / climb.lowest)} times its lowest: a setback training has not recovered from")
 
 
 @dataclass
@@ -673,6 +709,7 @@ class _Climb:
     peak: float  # the last block median of the climb
     span: int  # the steps the rising blocks cover
     blocks: int = 0  # blocks closed since
+    jump: tuple[int, float] | None = None  # (step, loss) of the one loss it rose by (`_jump`)
 
 
 @dataclass

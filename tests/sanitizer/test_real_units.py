@@ -438,6 +438,30 @@ def test_steady_climb_is_seen() -> None:
     climb = [0.5 * 1.02 ** i for i in range(200)]
     steps = _divergence_steps(_noisy([2.3 * 0.95 ** i for i in range(60)] + climb, seed=1))
     assert len(steps) == 1 and 60 < steps[0] <= 160
+    (event,) = divergence_events(_noisy([2.3 * 0.95 ** i for i in range(60)] + climb, seed=1))
+    assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
+
+
+def _jump_back_slowly(seed: int, jump: bool = True) -> list[float]:
+    """A loss trained down from 2.3 to 0.3, that jumps at step 300 to 8 times that and comes
+    back over 200 steps; each loss within 10%."""
+    levels = [0.3 + 2.0 * math.exp(-step / 30) + (2.1 * math.exp(-(step - 300) / 100) if jump and step >= 300 else 0)
+              for step in range(1, 601)]
+    return _noisy(levels, seed, noise=0.1)
+
+
+@pytest.mark.parametrize("seed", [18, 47])
+def test_a_jump_come_back_from_slowly_is_named_a_jump_not_a_steady_climb(seed: int) -> None:
+    """The loss at 0.3 jumps at step 300 to 8 times that and comes back over 200 steps. On
+    these seeds the block medians before the jump's rose by noise three times in a row, and
+    the jump's block made it four: the climb rule reports a real setback, but its message
+    said the loss "climbed steadily over the last 40 steps". It names the jump now: the
+    step, and the loss it jumped to. Without the jump, no divergence."""
+    (event,) = divergence_events(_jump_back_slowly(seed))
+    assert event.extra["rule"] == "climb" and event.extra["jump_step"] == 300, event
+    assert event.message.startswith("loss jumped at step 300 from 0.29"), event.message
+    assert "steadily" not in event.message and "times its lowest" in event.message, event.message
+    assert divergence_events(_jump_back_slowly(seed, jump=False)) == []
 
 
 @pytest.mark.parametrize("seed", range(6))
