@@ -21,6 +21,7 @@ from typing import Iterator, Sequence
 import libcst as cst
 
 from trainlint.analysis.dataflow import code_text_runs
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
@@ -400,32 +401,63 @@ def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding 
 
 
 def _hands_all_parameters(ctx: FileContext, call: cst.Call, model: Binding) -> bool:
-    """`call` (an optimizer) is handed all of `model`'s parameters: `model.parameters()`
-    as its first argument or as a parameter group's `params` (`[{"params":
-    model.parameters()}]`), or those of them that require gradients (see `_all_of`);
-    not a selection of some (`[p for n, p in
+    """`call` (an optimizer) is handed all of `model`'s parameters as its first argument
+    or `params=` (see `_all_of`); not a selection of some (`[p for n, p in
     model.named_parameters() if n.startswith("fc.")]`, `list(model.parameters())[-2:]`)."""
     given = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "params"), None)
-    if type(given) is cst.List:
-        return any(type(element.value) is cst.Dict and any(
-            type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString
-            and entry.key.evaluated_value == "params" and _all_of(ctx, entry.value, model)
-            for entry in element.value.elements) for element in given.elements)
     return given is not None and _all_of(ctx, given, model)
 
 
 def _all_of(ctx: FileContext, value: cst.BaseExpression, model: Binding) -> bool:
-    """`value` is `model.parameters()` (or `.named_parameters()`), or the filter of those
-    that require gradients, all of them where the file freezes none of `model`'s
-    (`filter(lambda p: p.requires_grad, model.parameters())`)."""
-    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "filter" \
-            and len(value.args) == 2 \
-            and type(test := value.args[0].value) is cst.Lambda and len(test.params.params) == 1 \
-            and type(test.body) is cst.Attribute and test.body.attr.value == "requires_grad" \
-            and type(test.body.value) is cst.Name and test.body.value.value == test.params.params[0].name.value:
-        value = value.args[1].value
-    owner = method_call(value, "parameters", "named_parameters")
+    """`value` holds all of `model`'s parameters: `model.parameters()` (or
+    `.named_parameters()`), alone, chained with others (`itertools.chain(model.parameters(),
+    head.parameters())`), as a parameter group's `params` (`[{"params": ...}]`,
+    `[dict(params=...)]`), or those of them that require gradients, all of them where the
+    file freezes none of `model`'s (`filter(lambda p: p.requires_grad, ...)`,
+    `[p for p in ... if p.requires_grad]`)."""
+    if type(value) in (cst.List, cst.Tuple):
+        return any(type(element) is cst.Element and _all_of(ctx, _group_params(element.value), model)
+                   for element in value.elements)  # type: ignore[attr-defined]
+    if type(value) is cst.Call and ctx.qualified_name(value.func) == "itertools.chain":  # type: ignore[attr-defined]
+        return any(arg.star == "" and _all_of(ctx, arg.value, model) for arg in value.args)  # type: ignore[attr-defined]
+    owner = method_call(_requiring_grad(value) or value, "parameters", "named_parameters")
     return type(owner) is cst.Name and ctx.receivers.binding(owner) == model
+
+
+def _group_params(group: cst.BaseExpression) -> cst.BaseExpression:
+    """The `params` of a parameter group written as a dict (`{"params": x, "lr": 0.1}`,
+    `dict(params=x)`), else `group` itself."""
+    if type(group) is cst.Dict:
+        return next((entry.value for entry in group.elements  # type: ignore[attr-defined]
+                     if type(entry) is cst.DictElement and string_value(entry.key) == "params"), group)
+    if type(group) is cst.Call and type(group.func) is cst.Name and group.func.value == "dict":  # type: ignore[attr-defined]
+        return next((arg.value for arg in group.args  # type: ignore[attr-defined]
+                     if arg.keyword is not None and arg.keyword.value == "params"), group)
+    return group
+
+
+def _requiring_grad(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What `value` keeps the elements of that require gradients, filtering on nothing
+    else: `x` of `filter(lambda p: p.requires_grad, x)` or `[p for p in x if
+    p.requires_grad]` (a generator as well, or one filtering on nothing); None for any
+    other filter or selection."""
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "filter" \
+            and len(value.args) == 2 and value.args[1].star == "" \
+            and type(test := value.args[0].value) is cst.Lambda and len(test.params.params) == 1 \
+            and _is_requires_grad(test.body, test.params.params[0].name):
+        return value.args[1].value
+    if type(value) in (cst.ListComp, cst.GeneratorExp) and type(value.elt) is cst.Name \
+            and value.for_in.inner_for_in is None and type(value.for_in.target) is cst.Name \
+            and value.for_in.target.value == value.elt.value \
+            and all(_is_requires_grad(test.test, value.elt) for test in value.for_in.ifs):  # type: ignore[attr-defined]
+        return value.for_in.iter  # type: ignore[attr-defined]
+    return None
+
+
+def _is_requires_grad(test: cst.BaseExpression, name: cst.Name) -> bool:
+    """`test` is `name.requires_grad`."""
+    return type(test) is cst.Attribute and test.attr.value == "requires_grad" \
+        and type(test.value) is cst.Name and test.value.value == name.value  # type: ignore[attr-defined]
 
 
 def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:

@@ -1350,6 +1350,41 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # all of the model's parameters handed on in a chain, in a parameter group written
+        # with dict() (beside a group whose key does not decode), or filtered on
+        # requires_grad alone with nothing frozen: it is trained
+        "import itertools\n"
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()  # expect: TL405\n"
+        "head = nn.Linear(8, 2)\n"
+        "optimizer = torch.optim.SGD(itertools.chain(backbone.parameters(), head.parameters()), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(head(backbone(x)), y).backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()  # expect: TL405\n"
+        "optimizer = torch.optim.SGD([{\"\\N{NOTACHAR}\": 1}, dict(params=backbone.parameters(), lr=0.1)])\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(backbone(x), y).backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()  # expect: TL405\n"
+        "optimizer = torch.optim.SGD([p for p in backbone.parameters() if p.requires_grad], lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(backbone(x), y).backward()\n"
+        "    optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2917,6 +2952,29 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
         "            self.opt.step()\n",
+        # a selection of the parameters (a filter on more than requires_grad), and a
+        # parameter group of another module: what is kept in eval mode may not be trained
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()\n"
+        "optimizer = torch.optim.SGD([p for p in backbone.parameters() if p.requires_grad and p.ndim > 1], lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(backbone(x), y).backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()\n"
+        "head = nn.Linear(8, 2)\n"
+        "optimizer = torch.optim.SGD([dict(params=head.parameters())], lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(head(backbone(x)), y).backward()\n"
+        "    optimizer.step()\n",
     )
 
     def finish(self) -> None:
