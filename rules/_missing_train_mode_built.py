@@ -23,6 +23,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import code_text_runs
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
+from trainlint.analysis.names import BUILTIN_NAMES
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
@@ -126,16 +127,15 @@ def _leaves_mode(ctx: FileContext, attribute: cst.Attribute | cst.Name) -> bool:
 
 def _built_apart(ctx: FileContext, cls: cst.ClassDef, switched: cst.BaseExpression, model: str) -> bool:
     """`switched` (`self.head` of `self.head.train()`) is another attribute of `self` than
-    `model`, that `cls` only ever sets to a module of `torch.nn` it builds
-    (`nn.Linear(8, 8)`): it cannot be `model`'s module."""
+    `model`, that `cls` only ever sets to a new module it builds (`nn.Linear(8, 8)`, see
+    `_constructs_module`): it cannot be `model`'s module."""
     name = dotted_name(switched)
     if name is None or name == model or not name.startswith("self.") or name.count(".") != 1:
         return False
     values = [node.value for node in ctx.subtree(cls)  # type: ignore[attr-defined]
               if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
               and any(dotted_name(target) == name for target in assignment_targets(node))]
-    return bool(values) and all(type(value) is cst.Call and (ctx.qualified_name(value.func) or "")
-                                .startswith("torch.nn.") for value in values)
+    return bool(values) and all(type(value) is cst.Call and _constructs_module(ctx, value) for value in values)
 
 
 def _assigned_after(ctx: FileContext, cls: cst.ClassDef, call: cst.Call, model: str) -> bool:
@@ -304,16 +304,75 @@ _MODULE_FACTORIES = frozenset({"timm.create_model"})
 
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
-    """`call` builds a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
+    """`call` builds a new module of its own (see `_new_module`), handed nothing that is or
+    may reach a module from outside the function (see `_own_value`): not
+    `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
+    `create_feature_extractor(self.model, ...)`, whose module other code may switch."""
+    return _new_module(ctx, call) and all(_own_value(ctx, arg.value, set()) for arg in call.args)
+
+
+def _new_module(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` makes a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
     handed a module is read as that module before, see `module_behind`), a model of
-    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`). A class imported from elsewhere is not read: whether it is a
-    module, and what its methods switch, is not known here."""
+    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`).
+    A class imported from elsewhere is not read: whether it is a module, and what its
+    methods switch, is not known here."""
     qualified = ctx.qualified_name(call.func)
     if qualified is not None:
-        last = qualified.rsplit(".", 1)[-1]
-        return (qualified.startswith("torch.nn.") and last[:1].isupper()) \
-            or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
+        return _is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
     return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
+
+
+def _root_name(value: cst.BaseExpression) -> str | None:
+    """`args` of `args.model.dim` or `cfg["dim"]`."""
+    while type(value) in (cst.Attribute, cst.Subscript):
+        value = value.value  # type: ignore[attr-defined]
+    return value.value if type(value) is cst.Name else None  # type: ignore[attr-defined]
+
+
+def _is_torch_nn_class(qualified: str) -> bool:
+    return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+
+
+def _own_value(ctx: FileContext, value: cst.BaseExpression, seen: set[Binding]) -> bool:
+    """`value`, handed to a module's constructor, reaches no module from outside the
+    function: a literal (`512`, `"relu"`, `True`), arithmetic or a container of such, a
+    module built here (see `_constructs_module`), a builtin's result over such
+    (`len("ab")`), a setting read from an object other than `self` (`args.classes`), or
+    a local variable only ever assigned such (`seen`: those asked already). Not an
+    attribute of `self`, a parameter, a global, or what another call returns."""
+    if type(value) in _LITERALS or (type(value) is cst.Name and value.value in ("True", "False", "None")):  # type: ignore[attr-defined]
+        return True
+    if type(value) is cst.UnaryOperation:
+        return _own_value(ctx, value.expression, seen)  # type: ignore[attr-defined]
+    if type(value) is cst.BinaryOperation:
+        return _own_value(ctx, value.left, seen) and _own_value(ctx, value.right, seen)  # type: ignore[attr-defined]
+    if type(value) in (cst.List, cst.Tuple, cst.Set):
+        return all(_own_value(ctx, element.value, seen) for element in value.elements)  # type: ignore[attr-defined]
+    if type(value) is cst.Dict:
+        return all(type(entry) is cst.DictElement and _own_value(ctx, entry.key, seen)
+                   and _own_value(ctx, entry.value, seen) for entry in value.elements)  # type: ignore[attr-defined]
+    if type(value) is cst.Call:
+        builtin = type(value.func) is cst.Name and value.func.value in BUILTIN_NAMES \
+            and ctx.qualified_name(value.func) is None  # type: ignore[attr-defined]
+        return _constructs_module(ctx, value) or (  # type: ignore[arg-type]
+            builtin and all(_own_value(ctx, arg.value, seen) for arg in value.args))  # type: ignore[attr-defined]
+    if type(value) in (cst.Attribute, cst.Subscript):
+        # a setting read from a config (`args.classes`, `cfg["dim"]`), not an attribute of
+        # the object (`self.backbone`), which may hold a module
+        root = _root_name(value)
+        return root is not None and root != "self"
+    if type(value) is not cst.Name:
+        return False
+    binding = ctx.receivers.binding(value)
+    if binding is None or binding in seen or binding.owner is not ctx.enclosing_function(value):
+        return False
+    seen.add(binding)
+    values = ctx.receivers.only_assigned(binding)
+    return values is not None and all(_own_value(ctx, assigned, seen) for assigned in values)
 
 
 def _module_classes(ctx: FileContext) -> frozenset[str]:

@@ -1385,6 +1385,20 @@ class MissingTrainMode(Rule):
         "    optimizer.zero_grad()\n"
         "    F.cross_entropy(backbone(x), y).backward()\n"
         "    optimizer.step()\n",
+        # a model built around a backbone the function builds itself (a local), sized by
+        # settings (`args.hidden`), is new here
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "from torch import nn\n"
+        "def fit(loader, args):\n"
+        "    backbone = torchvision.models.resnet18()\n"
+        "    model = nn.Sequential(backbone, nn.Linear(1000, args.hidden), nn.Dropout(0.5), nn.Linear(args.hidden, 10)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2975,6 +2989,32 @@ class MissingTrainMode(Rule):
         "    optimizer.zero_grad()\n"
         "    F.cross_entropy(head(backbone(x)), y).backward()\n"
         "    optimizer.step()\n",
+        # a model wrapping a module read from the object, or another call's: other code may
+        # switch that module
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "from base import BaseRunner\n"
+        "class Runner(BaseRunner):\n"
+        "    def fit(self, loader):\n"
+        "        model = nn.Sequential(self.backbone, nn.Linear(512, 10)).eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            self.call_hook(\"before_train_iter\")\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torchvision.models.feature_extraction import create_feature_extractor\n"
+        "def fit(loader, build):\n"
+        "    model = create_feature_extractor(build(), {\"fc\": \"out\"})\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x)[\"out\"], y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
