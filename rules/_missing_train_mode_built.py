@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import code_text_runs
+from trainlint.analysis.dataflow import code_text_runs, is_constant, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.names import BUILTIN_NAMES
@@ -522,60 +522,74 @@ def _is_requires_grad(test: cst.BaseExpression, name: cst.Name) -> bool:
 def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:
     """What the file may freeze the parameters of: `model` of a loop over its parameters
     that sets their `requires_grad` to anything but True (`for p in model.parameters():
-    p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`), or of
-    `model.requires_grad_(False)`; otherwise what it is set on, which no model's name
-    matches for a tensor (`x.requires_grad_(False)`)."""
+    p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`, also over a
+    part of them or numbered: `list(model.parameters())[:-2]`,
+    `enumerate(model.named_parameters())`), or of `model.requires_grad_(False)`;
+    otherwise what it is set on, which no model's name matches for a tensor
+    (`x.requires_grad_(False)`)."""
     frozen = []
     for node in ctx.nodes_of(cst.Attribute):
         parent = ctx.parent(node)
         if node.attr.value == "requires_grad" and type(parent) is cst.AssignTarget:  # type: ignore[attr-defined]
             value = ctx.parent(parent).value  # type: ignore[union-attr]
+        elif node.attr.value == "requires_grad" and type(parent) is cst.AnnAssign and parent.target is node:  # type: ignore[attr-defined]
+            value = parent.value  # type: ignore[union-attr]
         elif node.attr.value == "requires_grad_" and type(parent) is cst.Call and parent.func is node \
                 and parent.args:  # type: ignore[attr-defined]
             value = parent.args[0].value  # type: ignore[union-attr]
         else:
             continue
-        if not _is_true(value):
+        if value is not None and not is_constant(value, "True"):
             frozen.append(_parameters_owner(ctx, node.value) or node.value)  # type: ignore[attr-defined]
     return tuple(frozen)
 
 
 def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | None:
     """The module whose parameters `name` is bound to by a loop around it (`model` of
-    `for name, param in model.named_parameters():`)."""
+    `for name, param in model.named_parameters():` or of `for i, (n, p) in
+    enumerate(model.named_parameters()):`)."""
     if type(name) is not cst.Name:
         return None
     for loop in ctx.ancestors(name):
-        if type(loop) is cst.For and any(
-                type(target) is cst.Name and target.value == name.value
-                for target in _target_names(loop.target)):  # type: ignore[attr-defined]
-            return method_call(loop.iter, "parameters", "named_parameters")  # type: ignore[attr-defined]
+        if type(loop) is cst.For and name.value in target_names(loop.target):  # type: ignore[attr-defined]
+            return method_call(_parameters_listed(loop.iter), "parameters", "named_parameters")  # type: ignore[attr-defined]
     return None
 
 
-def _target_names(target: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
-    if type(target) in (cst.Tuple, cst.List):
-        return [element.value for element in target.elements]  # type: ignore[attr-defined]
-    return (target,)
+def _parameters_listed(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` of `list(x)[:-2]`, `list(x)` or `enumerate(x)`: the parameters listed, a part
+    of them or numbered."""
+    while True:
+        if type(value) is cst.Subscript:
+            value = value.value
+        elif type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "enumerate") \
+                and value.args and value.args[0].star == "":
+            value = value.args[0].value
+        else:
+            return value
 
 
 # A part of the model frozen (`model.backbone.requires_grad_(False)`) needs no look here:
 # reading the part is already a use that may switch it (see `_leaves_mode`).
 def _freezes_attribute(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
     """`cls` freezes parameters of its attribute `model` (`self.model`)."""
-    return any(dotted_name(frozen) == model and _enclosing_class(ctx, frozen) is cls
-               for frozen in ctx.shared(_frozen_modules))
+    return (cls, model) in ctx.shared(_frozen_attributes)
+
+
+def _frozen_attributes(ctx: FileContext) -> frozenset[tuple[cst.ClassDef | None, str | None]]:
+    """Each class with the attributes of `self` it freezes parameters of (see `_frozen_modules`)."""
+    return frozenset((_enclosing_class(ctx, frozen), dotted_name(frozen)) for frozen in ctx.shared(_frozen_modules))
 
 
 def _freezes_variable(ctx: FileContext, model: cst.Name) -> bool:
     """The file freezes parameters of the variable `model`."""
-    binding = ctx.receivers.binding(model)
-    return any(type(frozen) is cst.Name and ctx.receivers.binding(frozen) == binding
-               for frozen in ctx.shared(_frozen_modules))
+    return ctx.receivers.binding(model) in ctx.shared(_frozen_variables)
 
 
-def _is_true(value: cst.BaseExpression) -> bool:
-    return type(value) is cst.Name and value.value == "True"
+def _frozen_variables(ctx: FileContext) -> frozenset[Binding]:
+    """The variables the file freezes parameters of (see `_frozen_modules`), each resolved once."""
+    bindings = (ctx.receivers.binding(frozen) for frozen in ctx.shared(_frozen_modules) if type(frozen) is cst.Name)
+    return frozenset(binding for binding in bindings if binding is not None)
 
 
 def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call, read_only: dict[Binding, bool]) -> bool:

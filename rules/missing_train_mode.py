@@ -3015,6 +3015,42 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x)[\"out\"], y).backward()\n"
         "        optimizer.step()\n",
+        # the model's parameters frozen through a part of their list, numbered, or by an
+        # annotated assignment: a linear probe
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    for p in list(model.parameters())[:-2]:\n"
+        "        p.requires_grad = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    for i, (name, param) in enumerate(model.named_parameters()):\n"
+        "        if i < 150:\n"
+        "            param.requires_grad = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    for p in model.parameters():\n"
+        "        p.requires_grad: bool = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
