@@ -525,8 +525,9 @@ def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:
     p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`, also over a
     part of them or numbered: `list(model.parameters())[:-2]`,
     `enumerate(model.named_parameters())`), or of `model.requires_grad_(False)`;
-    otherwise what it is set on, which no model's name matches for a tensor
-    (`x.requires_grad_(False)`)."""
+    the loop itself where what it lists cannot be told (`for p in params_of(model):`),
+    which may be the model's; otherwise what it is set on, which no model's name matches
+    for a tensor (`x.requires_grad_(False)`)."""
     frozen = []
     for node in ctx.nodes_of(cst.Attribute):
         parent = ctx.parent(node)
@@ -544,15 +545,21 @@ def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:
     return tuple(frozen)
 
 
-def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | None:
+def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | cst.For | None:
     """The module whose parameters `name` is bound to by a loop around it (`model` of
     `for name, param in model.named_parameters():` or of `for i, (n, p) in
-    enumerate(model.named_parameters()):`)."""
+    enumerate(model.named_parameters()):`), or that loop where what it lists is not
+    read here and it does not back-propagate."""
     if type(name) is not cst.Name:
         return None
     for loop in ctx.ancestors(name):
         if type(loop) is cst.For and name.value in target_names(loop.target):  # type: ignore[attr-defined]
-            return method_call(_parameters_listed(loop.iter), "parameters", "named_parameters")  # type: ignore[attr-defined]
+            owner = method_call(_parameters_listed(loop.iter), "parameters", "named_parameters")  # type: ignore[attr-defined]
+            if owner is not None:
+                return owner
+            # a loop that back-propagates goes over batches (`x.requires_grad_(False)`)
+            trains = any(is_backward(node) for node in ctx.subtree(loop.body))  # type: ignore[attr-defined]
+            return None if trains else loop  # type: ignore[return-value]
     return None
 
 
@@ -573,17 +580,32 @@ def _parameters_listed(value: cst.BaseExpression) -> cst.BaseExpression:
 # reading the part is already a use that may switch it (see `_leaves_mode`).
 def _freezes_attribute(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
     """`cls` freezes parameters of its attribute `model` (`self.model`)."""
-    return (cls, model) in ctx.shared(_frozen_attributes)
+    frozen = ctx.shared(_frozen_attributes)
+    return (cls, model) in frozen or (cls, _UNTOLD) in frozen
 
 
 def _frozen_attributes(ctx: FileContext) -> frozenset[tuple[cst.ClassDef | None, str | None]]:
     """Each class with the attributes of `self` it freezes parameters of (see `_frozen_modules`)."""
-    return frozenset((_enclosing_class(ctx, frozen), dotted_name(frozen)) for frozen in ctx.shared(_frozen_modules))
+    return frozenset((_enclosing_class(ctx, frozen), _UNTOLD if type(frozen) is cst.For else dotted_name(frozen))
+                     for frozen in ctx.shared(_frozen_modules))
+
+
+# what a freeze is of where the loop's parameters cannot be told: any model of its scope
+_UNTOLD = "?"
 
 
 def _freezes_variable(ctx: FileContext, model: cst.Name) -> bool:
-    """The file freezes parameters of the variable `model`."""
-    return ctx.receivers.binding(model) in ctx.shared(_frozen_variables)
+    """The file freezes parameters of the variable `model`, or its scope freezes
+    parameters it cannot tell the owner of."""
+    binding = ctx.receivers.binding(model)
+    return binding in ctx.shared(_frozen_variables) or (
+        binding is not None and binding.owner in ctx.shared(_untold_freeze_scopes))
+
+
+def _untold_freeze_scopes(ctx: FileContext) -> frozenset[cst.CSTNode]:
+    """The functions (or the module) with a loop freezing parameters of what it cannot tell."""
+    return frozenset(ctx.enclosing_function(frozen) or ctx.module
+                     for frozen in ctx.shared(_frozen_modules) if type(frozen) is cst.For)
 
 
 def _frozen_variables(ctx: FileContext) -> frozenset[Binding]:

@@ -3051,6 +3051,19 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # parameters frozen from a list the rule does not follow: they may be the model's
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    params = list(model.parameters())\n"
+        "    for p in params[:-2]:\n"
+        "        p.requires_grad = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
