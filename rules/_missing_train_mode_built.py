@@ -20,8 +20,10 @@ from typing import Iterator, Sequence
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import code_text_runs
+from trainlint.analysis.dataflow import code_text_runs, is_constant, target_names
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
+from trainlint.analysis.names import BUILTIN_NAMES
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
@@ -125,16 +127,15 @@ def _leaves_mode(ctx: FileContext, attribute: cst.Attribute | cst.Name) -> bool:
 
 def _built_apart(ctx: FileContext, cls: cst.ClassDef, switched: cst.BaseExpression, model: str) -> bool:
     """`switched` (`self.head` of `self.head.train()`) is another attribute of `self` than
-    `model`, that `cls` only ever sets to a module of `torch.nn` it builds
-    (`nn.Linear(8, 8)`): it cannot be `model`'s module."""
+    `model`, that `cls` only ever sets to a new module it builds (`nn.Linear(8, 8)`, see
+    `_constructs_module`): it cannot be `model`'s module."""
     name = dotted_name(switched)
     if name is None or name == model or not name.startswith("self.") or name.count(".") != 1:
         return False
     values = [node.value for node in ctx.subtree(cls)  # type: ignore[attr-defined]
               if type(node) in (cst.Assign, cst.AnnAssign, cst.AugAssign)
               and any(dotted_name(target) == name for target in assignment_targets(node))]
-    return bool(values) and all(type(value) is cst.Call and (ctx.qualified_name(value.func) or "")
-                                .startswith("torch.nn.") for value in values)
+    return bool(values) and all(type(value) is cst.Call and _constructs_module(ctx, value) for value in values)
 
 
 def _assigned_after(ctx: FileContext, cls: cst.ClassDef, call: cst.Call, model: str) -> bool:
@@ -303,16 +304,75 @@ _MODULE_FACTORIES = frozenset({"timm.create_model"})
 
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
-    """`call` builds a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
+    """`call` builds a new module of its own (see `_new_module`), handed nothing that is or
+    may reach a module from outside the function (see `_own_value`): not
+    `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
+    `create_feature_extractor(self.model, ...)`, whose module other code may switch."""
+    return _new_module(ctx, call) and all(_own_value(ctx, arg.value, set()) for arg in call.args)
+
+
+def _new_module(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` makes a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
     handed a module is read as that module before, see `module_behind`), a model of
-    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`). A class imported from elsewhere is not read: whether it is a
-    module, and what its methods switch, is not known here."""
+    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`).
+    A class imported from elsewhere is not read: whether it is a module, and what its
+    methods switch, is not known here."""
     qualified = ctx.qualified_name(call.func)
     if qualified is not None:
-        last = qualified.rsplit(".", 1)[-1]
-        return (qualified.startswith("torch.nn.") and last[:1].isupper()) \
-            or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
+        return _is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
     return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
+
+
+def _root_name(value: cst.BaseExpression) -> str | None:
+    """`args` of `args.model.dim` or `cfg["dim"]`."""
+    while type(value) in (cst.Attribute, cst.Subscript):
+        value = value.value  # type: ignore[attr-defined]
+    return value.value if type(value) is cst.Name else None  # type: ignore[attr-defined]
+
+
+def _is_torch_nn_class(qualified: str) -> bool:
+    return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+
+
+def _own_value(ctx: FileContext, value: cst.BaseExpression, seen: set[Binding]) -> bool:
+    """`value`, handed to a module's constructor, reaches no module from outside the
+    function: a literal (`512`, `"relu"`, `True`), arithmetic or a container of such, a
+    module built here (see `_constructs_module`), a builtin's result over such
+    (`len("ab")`), a setting read from an object other than `self` (`args.classes`), or
+    a local variable only ever assigned such (`seen`: those asked already). Not an
+    attribute of `self`, a parameter, a global, or what another call returns."""
+    if type(value) in _LITERALS or (type(value) is cst.Name and value.value in ("True", "False", "None")):  # type: ignore[attr-defined]
+        return True
+    if type(value) is cst.UnaryOperation:
+        return _own_value(ctx, value.expression, seen)  # type: ignore[attr-defined]
+    if type(value) is cst.BinaryOperation:
+        return _own_value(ctx, value.left, seen) and _own_value(ctx, value.right, seen)  # type: ignore[attr-defined]
+    if type(value) in (cst.List, cst.Tuple, cst.Set):
+        return all(_own_value(ctx, element.value, seen) for element in value.elements)  # type: ignore[attr-defined]
+    if type(value) is cst.Dict:
+        return all(type(entry) is cst.DictElement and _own_value(ctx, entry.key, seen)
+                   and _own_value(ctx, entry.value, seen) for entry in value.elements)  # type: ignore[attr-defined]
+    if type(value) is cst.Call:
+        builtin = type(value.func) is cst.Name and value.func.value in BUILTIN_NAMES \
+            and ctx.qualified_name(value.func) is None  # type: ignore[attr-defined]
+        return _constructs_module(ctx, value) or (  # type: ignore[arg-type]
+            builtin and all(_own_value(ctx, arg.value, seen) for arg in value.args))  # type: ignore[attr-defined]
+    if type(value) in (cst.Attribute, cst.Subscript):
+        # a setting read from a config (`args.classes`, `cfg["dim"]`), not an attribute of
+        # the object (`self.backbone`), which may hold a module
+        root = _root_name(value)
+        return root is not None and root != "self"
+    if type(value) is not cst.Name:
+        return False
+    binding = ctx.receivers.binding(value)
+    if binding is None or binding in seen or binding.owner is not ctx.enclosing_function(value):
+        return False
+    seen.add(binding)
+    values = ctx.receivers.only_assigned(binding)
+    return values is not None and all(_own_value(ctx, assigned, seen) for assigned in values)
 
 
 def _module_classes(ctx: FileContext) -> frozenset[str]:
@@ -400,91 +460,158 @@ def _built_from(ctx: FileContext, optimizer: cst.BaseExpression, model: Binding 
 
 
 def _hands_all_parameters(ctx: FileContext, call: cst.Call, model: Binding) -> bool:
-    """`call` (an optimizer) is handed all of `model`'s parameters: `model.parameters()`
-    as its first argument or as a parameter group's `params` (`[{"params":
-    model.parameters()}]`), or those of them that require gradients (see `_all_of`);
-    not a selection of some (`[p for n, p in
+    """`call` (an optimizer) is handed all of `model`'s parameters as its first argument
+    or `params=` (see `_all_of`); not a selection of some (`[p for n, p in
     model.named_parameters() if n.startswith("fc.")]`, `list(model.parameters())[-2:]`)."""
     given = next((arg.value for arg in call.args if arg.keyword is None or arg.keyword.value == "params"), None)
-    if type(given) is cst.List:
-        return any(type(element.value) is cst.Dict and any(
-            type(entry) is cst.DictElement and type(entry.key) is cst.SimpleString
-            and entry.key.evaluated_value == "params" and _all_of(ctx, entry.value, model)
-            for entry in element.value.elements) for element in given.elements)
     return given is not None and _all_of(ctx, given, model)
 
 
 def _all_of(ctx: FileContext, value: cst.BaseExpression, model: Binding) -> bool:
-    """`value` is `model.parameters()` (or `.named_parameters()`), or the filter of those
-    that require gradients, all of them where the file freezes none of `model`'s
-    (`filter(lambda p: p.requires_grad, model.parameters())`)."""
-    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "filter" \
-            and len(value.args) == 2 \
-            and type(test := value.args[0].value) is cst.Lambda and len(test.params.params) == 1 \
-            and type(test.body) is cst.Attribute and test.body.attr.value == "requires_grad" \
-            and type(test.body.value) is cst.Name and test.body.value.value == test.params.params[0].name.value:
-        value = value.args[1].value
-    owner = method_call(value, "parameters", "named_parameters")
+    """`value` holds all of `model`'s parameters: `model.parameters()` (or
+    `.named_parameters()`), alone, chained with others (`itertools.chain(model.parameters(),
+    head.parameters())`), as a parameter group's `params` (`[{"params": ...}]`,
+    `[dict(params=...)]`), or those of them that require gradients, all of them where the
+    file freezes none of `model`'s (`filter(lambda p: p.requires_grad, ...)`,
+    `[p for p in ... if p.requires_grad]`)."""
+    if type(value) in (cst.List, cst.Tuple):
+        return any(type(element) is cst.Element and _all_of(ctx, _group_params(element.value), model)
+                   for element in value.elements)  # type: ignore[attr-defined]
+    if type(value) is cst.Call and ctx.qualified_name(value.func) == "itertools.chain":  # type: ignore[attr-defined]
+        return any(arg.star == "" and _all_of(ctx, arg.value, model) for arg in value.args)  # type: ignore[attr-defined]
+    owner = method_call(_requiring_grad(value) or value, "parameters", "named_parameters")
     return type(owner) is cst.Name and ctx.receivers.binding(owner) == model
+
+
+def _group_params(group: cst.BaseExpression) -> cst.BaseExpression:
+    """The `params` of a parameter group written as a dict (`{"params": x, "lr": 0.1}`,
+    `dict(params=x)`), else `group` itself."""
+    if type(group) is cst.Dict:
+        return next((entry.value for entry in group.elements  # type: ignore[attr-defined]
+                     if type(entry) is cst.DictElement and string_value(entry.key) == "params"), group)
+    if type(group) is cst.Call and type(group.func) is cst.Name and group.func.value == "dict":  # type: ignore[attr-defined]
+        return next((arg.value for arg in group.args  # type: ignore[attr-defined]
+                     if arg.keyword is not None and arg.keyword.value == "params"), group)
+    return group
+
+
+def _requiring_grad(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What `value` keeps the elements of that require gradients, filtering on nothing
+    else: `x` of `filter(lambda p: p.requires_grad, x)` or `[p for p in x if
+    p.requires_grad]` (a generator as well, or one filtering on nothing); None for any
+    other filter or selection."""
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "filter" \
+            and len(value.args) == 2 and value.args[1].star == "" \
+            and type(test := value.args[0].value) is cst.Lambda and len(test.params.params) == 1 \
+            and _is_requires_grad(test.body, test.params.params[0].name):
+        return value.args[1].value
+    if type(value) in (cst.ListComp, cst.GeneratorExp) and type(value.elt) is cst.Name \
+            and value.for_in.inner_for_in is None and type(value.for_in.target) is cst.Name \
+            and value.for_in.target.value == value.elt.value \
+            and all(_is_requires_grad(test.test, value.elt) for test in value.for_in.ifs):  # type: ignore[attr-defined]
+        return value.for_in.iter  # type: ignore[attr-defined]
+    return None
+
+
+def _is_requires_grad(test: cst.BaseExpression, name: cst.Name) -> bool:
+    """`test` is `name.requires_grad`."""
+    return type(test) is cst.Attribute and test.attr.value == "requires_grad" \
+        and type(test.value) is cst.Name and test.value.value == name.value  # type: ignore[attr-defined]
 
 
 def _frozen_modules(ctx: FileContext) -> tuple[cst.BaseExpression, ...]:
     """What the file may freeze the parameters of: `model` of a loop over its parameters
     that sets their `requires_grad` to anything but True (`for p in model.parameters():
-    p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`), or of
-    `model.requires_grad_(False)`; otherwise what it is set on, which no model's name
-    matches for a tensor (`x.requires_grad_(False)`)."""
+    p.requires_grad = False`, `param.requires_grad_(name.startswith("fc."))`, also over a
+    part of them or numbered: `list(model.parameters())[:-2]`,
+    `enumerate(model.named_parameters())`), or of `model.requires_grad_(False)`;
+    the loop itself where what it lists cannot be told (`for p in params_of(model):`),
+    which may be the model's; otherwise what it is set on, which no model's name matches
+    for a tensor (`x.requires_grad_(False)`)."""
     frozen = []
     for node in ctx.nodes_of(cst.Attribute):
         parent = ctx.parent(node)
         if node.attr.value == "requires_grad" and type(parent) is cst.AssignTarget:  # type: ignore[attr-defined]
             value = ctx.parent(parent).value  # type: ignore[union-attr]
+        elif node.attr.value == "requires_grad" and type(parent) is cst.AnnAssign and parent.target is node:  # type: ignore[attr-defined]
+            value = parent.value  # type: ignore[union-attr]
         elif node.attr.value == "requires_grad_" and type(parent) is cst.Call and parent.func is node \
                 and parent.args:  # type: ignore[attr-defined]
             value = parent.args[0].value  # type: ignore[union-attr]
         else:
             continue
-        if not _is_true(value):
+        if value is not None and not is_constant(value, "True"):
             frozen.append(_parameters_owner(ctx, node.value) or node.value)  # type: ignore[attr-defined]
     return tuple(frozen)
 
 
-def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | None:
+def _parameters_owner(ctx: FileContext, name: cst.BaseExpression) -> cst.BaseExpression | cst.For | None:
     """The module whose parameters `name` is bound to by a loop around it (`model` of
-    `for name, param in model.named_parameters():`)."""
+    `for name, param in model.named_parameters():` or of `for i, (n, p) in
+    enumerate(model.named_parameters()):`), or that loop where what it lists is not
+    read here and it does not back-propagate."""
     if type(name) is not cst.Name:
         return None
     for loop in ctx.ancestors(name):
-        if type(loop) is cst.For and any(
-                type(target) is cst.Name and target.value == name.value
-                for target in _target_names(loop.target)):  # type: ignore[attr-defined]
-            return method_call(loop.iter, "parameters", "named_parameters")  # type: ignore[attr-defined]
+        if type(loop) is cst.For and name.value in target_names(loop.target):  # type: ignore[attr-defined]
+            owner = method_call(_parameters_listed(loop.iter), "parameters", "named_parameters")  # type: ignore[attr-defined]
+            if owner is not None:
+                return owner
+            # a loop that back-propagates goes over batches (`x.requires_grad_(False)`)
+            trains = any(is_backward(node) for node in ctx.subtree(loop.body))  # type: ignore[attr-defined]
+            return None if trains else loop  # type: ignore[return-value]
     return None
 
 
-def _target_names(target: cst.BaseExpression) -> Sequence[cst.BaseExpression]:
-    if type(target) in (cst.Tuple, cst.List):
-        return [element.value for element in target.elements]  # type: ignore[attr-defined]
-    return (target,)
+def _parameters_listed(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` of `list(x)[:-2]`, `list(x)` or `enumerate(x)`: the parameters listed, a part
+    of them or numbered."""
+    while True:
+        if type(value) is cst.Subscript:
+            value = value.value
+        elif type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "enumerate") \
+                and value.args and value.args[0].star == "":
+            value = value.args[0].value
+        else:
+            return value
 
 
 # A part of the model frozen (`model.backbone.requires_grad_(False)`) needs no look here:
 # reading the part is already a use that may switch it (see `_leaves_mode`).
 def _freezes_attribute(ctx: FileContext, cls: cst.ClassDef, model: str) -> bool:
     """`cls` freezes parameters of its attribute `model` (`self.model`)."""
-    return any(dotted_name(frozen) == model and _enclosing_class(ctx, frozen) is cls
-               for frozen in ctx.shared(_frozen_modules))
+    frozen = ctx.shared(_frozen_attributes)
+    return (cls, model) in frozen or (cls, _UNTOLD) in frozen
+
+
+def _frozen_attributes(ctx: FileContext) -> frozenset[tuple[cst.ClassDef | None, str | None]]:
+    """Each class with the attributes of `self` it freezes parameters of (see `_frozen_modules`)."""
+    return frozenset((_enclosing_class(ctx, frozen), _UNTOLD if type(frozen) is cst.For else dotted_name(frozen))
+                     for frozen in ctx.shared(_frozen_modules))
+
+
+# what a freeze is of where the loop's parameters cannot be told: any model of its scope
+_UNTOLD = "?"
 
 
 def _freezes_variable(ctx: FileContext, model: cst.Name) -> bool:
-    """The file freezes parameters of the variable `model`."""
+    """The file freezes parameters of the variable `model`, or its scope freezes
+    parameters it cannot tell the owner of."""
     binding = ctx.receivers.binding(model)
-    return any(type(frozen) is cst.Name and ctx.receivers.binding(frozen) == binding
-               for frozen in ctx.shared(_frozen_modules))
+    return binding in ctx.shared(_frozen_variables) or (
+        binding is not None and binding.owner in ctx.shared(_untold_freeze_scopes))
 
 
-def _is_true(value: cst.BaseExpression) -> bool:
-    return type(value) is cst.Name and value.value == "True"
+def _untold_freeze_scopes(ctx: FileContext) -> frozenset[cst.CSTNode]:
+    """The functions (or the module) with a loop freezing parameters of what it cannot tell."""
+    return frozenset(ctx.enclosing_function(frozen) or ctx.module
+                     for frozen in ctx.shared(_frozen_modules) if type(frozen) is cst.For)
+
+
+def _frozen_variables(ctx: FileContext) -> frozenset[Binding]:
+    """The variables the file freezes parameters of (see `_frozen_modules`), each resolved once."""
+    bindings = (ctx.receivers.binding(frozen) for frozen in ctx.shared(_frozen_modules) if type(frozen) is cst.Name)
+    return frozenset(binding for binding in bindings if binding is not None)
 
 
 def _kept_as_is(ctx: FileContext, model: cst.Name, call: cst.Call, read_only: dict[Binding, bool]) -> bool:

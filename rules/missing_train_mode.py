@@ -1350,6 +1350,55 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # all of the model's parameters handed on in a chain, in a parameter group written
+        # with dict() (beside a group whose key does not decode), or filtered on
+        # requires_grad alone with nothing frozen: it is trained
+        "import itertools\n"
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()  # expect: TL405\n"
+        "head = nn.Linear(8, 2)\n"
+        "optimizer = torch.optim.SGD(itertools.chain(backbone.parameters(), head.parameters()), lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(head(backbone(x)), y).backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()  # expect: TL405\n"
+        "optimizer = torch.optim.SGD([{\"\\N{NOTACHAR}\": 1}, dict(params=backbone.parameters(), lr=0.1)])\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(backbone(x), y).backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()  # expect: TL405\n"
+        "optimizer = torch.optim.SGD([p for p in backbone.parameters() if p.requires_grad], lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(backbone(x), y).backward()\n"
+        "    optimizer.step()\n",
+        # a model built around a backbone the function builds itself (a local), sized by
+        # settings (`args.hidden`), is new here
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torchvision\n"
+        "from torch import nn\n"
+        "def fit(loader, args):\n"
+        "    backbone = torchvision.models.resnet18()\n"
+        "    model = nn.Sequential(backbone, nn.Linear(1000, args.hidden), nn.Dropout(0.5), nn.Linear(args.hidden, 10)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -2917,6 +2966,104 @@ class MissingTrainMode(Rule):
         "            self.opt.zero_grad()\n"
         "            torch.nn.functional.cross_entropy(self.model(x), y).backward()\n"
         "            self.opt.step()\n",
+        # a selection of the parameters (a filter on more than requires_grad), and a
+        # parameter group of another module: what is kept in eval mode may not be trained
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()\n"
+        "optimizer = torch.optim.SGD([p for p in backbone.parameters() if p.requires_grad and p.ndim > 1], lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(backbone(x), y).backward()\n"
+        "    optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "backbone = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.1))\n"
+        "backbone.eval()\n"
+        "head = nn.Linear(8, 2)\n"
+        "optimizer = torch.optim.SGD([dict(params=head.parameters())], lr=0.1)\n"
+        "for x, y in loader:\n"
+        "    optimizer.zero_grad()\n"
+        "    F.cross_entropy(head(backbone(x)), y).backward()\n"
+        "    optimizer.step()\n",
+        # a model wrapping a module read from the object, or another call's: other code may
+        # switch that module
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "import torch.nn.functional as F\n"
+        "from base import BaseRunner\n"
+        "class Runner(BaseRunner):\n"
+        "    def fit(self, loader):\n"
+        "        model = nn.Sequential(self.backbone, nn.Linear(512, 10)).eval()\n"
+        "        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "        for x, y in loader:\n"
+        "            self.call_hook(\"before_train_iter\")\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n",
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torchvision.models.feature_extraction import create_feature_extractor\n"
+        "def fit(loader, build):\n"
+        "    model = create_feature_extractor(build(), {\"fc\": \"out\"})\n"
+        "    model.eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x)[\"out\"], y).backward()\n"
+        "        optimizer.step()\n",
+        # the model's parameters frozen through a part of their list, numbered, or by an
+        # annotated assignment: a linear probe
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    for p in list(model.parameters())[:-2]:\n"
+        "        p.requires_grad = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    for i, (name, param) in enumerate(model.named_parameters()):\n"
+        "        if i < 150:\n"
+        "            param.requires_grad = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    for p in model.parameters():\n"
+        "        p.requires_grad: bool = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # parameters frozen from a list the rule does not follow: they may be the model's
+        "import torch\n"
+        "import torchvision\n"
+        "def probe(loader):\n"
+        "    model = torchvision.models.resnet50(weights=\"DEFAULT\").eval()\n"
+        "    params = list(model.parameters())\n"
+        "    for p in params[:-2]:\n"
+        "        p.requires_grad = False\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

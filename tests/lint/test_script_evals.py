@@ -118,3 +118,24 @@ def test_each_function_s_model_is_looked_for_in_that_function_alone(monkeypatch:
     found = [function for _, _, function in built.left_in_eval_by_the_script(ctx)]
     assert found == [f"fit{i}" for i in range(count)]
     assert read <= 4 * len(ctx.receivers.spelled("model"))
+
+
+def test_each_freeze_is_resolved_once_for_all_evals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which variable each freeze (`y0.requires_grad_(False)`) is of is asked once per
+    file, not again for every `.eval()`: a script of many models and many frozen tensors
+    does not compare every pair."""
+    models = 100
+    source = _script(models) + "".join(f"y{i} = torch.zeros(3)\ny{i}.requires_grad_(False)\n" for i in range(models))
+    ctx = FileContext("input.py", source, cst.parse_module(source))
+    read = 0
+    binding = ctx.receivers.binding
+
+    def counted(node: cst.BaseExpression) -> object:
+        nonlocal read
+        read += type(node) is cst.Name and node.value.startswith("y")
+        return binding(node)
+
+    monkeypatch.setattr(ctx.receivers, "binding", counted)
+    found = [model for _, model, _ in built.left_in_eval_by_the_script(ctx)]
+    assert found == [f"m{i}" for i in range(models)]
+    assert read == models  # each frozen name once
