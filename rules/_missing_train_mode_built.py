@@ -376,20 +376,11 @@ def _own_value(ctx: FileContext, value: cst.BaseExpression, seen: set[Binding]) 
 
 
 def _module_classes(ctx: FileContext) -> frozenset[str]:
-    """The classes of the module's top level that derive, also through others of them,
-    from a class of `torch.nn` (`class Net(nn.Module)`, `class Wide(Net)`)."""
-    classes = {node.name.value: node for node in ctx.module.body if type(node) is cst.ClassDef}
-    found: set[str] = set()
-    pending = True
-    while pending:  # a class joins once one of its bases has: a few rounds for a chain
-        pending = False
-        for name, cls in classes.items():
-            if name not in found and any(
-                    (ctx.qualified_name(base.value) or "").startswith("torch.nn.")
-                    or (type(base.value) is cst.Name and base.value.value in found) for base in cls.bases):
-                found.add(name)
-                pending = True
-    return frozenset(found)
+    """The classes of the module's top level that derive, also through others of the
+    file (`class Wide(Net)`), from a class of `torch.nn` (`class Net(nn.Module)`)."""
+    return frozenset(cls.name.value for cls in ctx.module.body if type(cls) is cst.ClassDef and any(
+        (ctx.qualified_name(base.value) or "").startswith("torch.nn.")
+        for owner in ctx.receivers.lineage(cls) for base in owner.bases))
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:

@@ -940,6 +940,10 @@ class Receivers:
         return next((owner for owner in _lineage(cls, self._bases)
                      if held & self._self_attributes.get(owner, set())), cls)
 
+    def lineage(self, cls: cst.ClassDef) -> Iterator[cst.ClassDef]:
+        """`cls`, then its base classes in the file, depth first, left to right."""
+        return _lineage(cls, self._bases)
+
     def may_be_one_object(self, first: Binding, second: Binding) -> bool:
         """`self.<attr>` of two classes of the file may name one object's attribute: the
         classes are one, one derives from the other, or a class of the file derives from

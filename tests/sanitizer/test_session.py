@@ -594,14 +594,6 @@ def test_a_parameter_is_dated_by_its_own_optimizers_last_update(tmp_path: Path) 
 
 
 def test_a_crash_records_the_step_it_happened_in() -> None:
-    import io
-
-    import pytest
-    import torch
-    from torch import nn
-
-    from sanitizer import Sanitizer
-
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(RuntimeError):
@@ -617,14 +609,6 @@ def test_a_crash_records_the_step_it_happened_in() -> None:
 
 
 def test_a_crash_after_the_last_step_in_code_that_trains_nothing_records_that_step() -> None:
-    import io
-
-    import pytest
-    import torch
-    from torch import nn
-
-    from sanitizer import Sanitizer
-
     model = nn.Linear(3, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(RuntimeError):
