@@ -34,7 +34,7 @@ from typing import Iterable, Iterator, Mapping
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.mro import c3_order
 from trainlint.summaries import (
-    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, NN_MODULE, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
     UNKNOWN_PATCHES, Call, Summary, close, may_summarize,
 )
 
@@ -208,6 +208,10 @@ class Project:
                     continue
                 if name.endswith(TORCH_EXPORT):
                     found[name] = Summary(torch_export=self.torch_exported(path, module_of(name)))
+                    continue
+                if name.endswith(NN_MODULE):
+                    if self.builds_a_module(path, name.removesuffix(f".{NN_MODULE}")):
+                        found[name] = Summary()
                     continue
                 if name.endswith(MODULE_RUN):
                     patches = self.patched_on_import(path, module_of(name))
@@ -469,6 +473,15 @@ class Project:
         none (a library's), with its name as the file writes it."""
         for base in self._read(file).bases.get(cls, ()):
             yield ((file, base) if "." not in base else self._class_at(file, base)), base
+
+    def builds_a_module(self, path: str, qualified: str) -> bool:
+        """`qualified`, as `path` names it, is a class of the project whose lineage, through
+        the project's files, reaches a class that derives from one of `torch.nn` itself (its
+        module's fact `NN_MODULE`): a class of a library's, or past the lineage followed, is
+        not known to be one."""
+        found = self._class_at(path, qualified)
+        return found is not None and any(
+            file and f"{cls}.{NN_MODULE}" in self._read(file).summaries for file, cls in self._class_graph(*found))
 
     def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, class name) of the class of the project `qualified` names from `path`,

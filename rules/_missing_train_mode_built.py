@@ -27,8 +27,9 @@ from trainlint.analysis.names import BUILTIN_NAMES
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
-from trainlint.analysis.training import method_call, module_behind
+from trainlint.analysis.training import is_torch_nn_class, method_call, module_behind
 from trainlint.context import FileContext
+from trainlint.summaries import NN_MODULE
 
 # methods of a module that read it or its weights and leave its mode (and its submodules) alone
 _READS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
@@ -314,13 +315,21 @@ def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
 def _new_module(ctx: FileContext, call: cst.Call) -> bool:
     """`call` makes a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
     handed a module is read as that module before, see `module_behind`), a model of
-    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`).
-    A class imported from elsewhere is not read: whether it is a module, and what its
-    methods switch, is not known here."""
+    torchvision or timm, or a class of the file or of another module of the project that
+    derives from `torch.nn`'s (`Net()`, also of `from models import Net`). A class the
+    project cannot tell is a module (a library's) is not read: what its methods switch
+    is not known here."""
     qualified = ctx.qualified_name(call.func)
     if qualified is not None:
-        return _is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
+        return is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) \
+            or qualified in _MODULE_FACTORIES or _project_module_class(ctx, qualified)
     return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
+
+
+def _project_module_class(ctx: FileContext, qualified: str) -> bool:
+    """The project says the class `qualified` (`models.Net`) of another of its modules
+    derives, through its files, from a class of `torch.nn` (see `NN_MODULE`)."""
+    return f"{qualified}.{NN_MODULE}" in ctx.external
 
 
 def _root_name(value: cst.BaseExpression) -> str | None:
@@ -328,10 +337,6 @@ def _root_name(value: cst.BaseExpression) -> str | None:
     while type(value) in (cst.Attribute, cst.Subscript):
         value = value.value  # type: ignore[attr-defined]
     return value.value if type(value) is cst.Name else None  # type: ignore[attr-defined]
-
-
-def _is_torch_nn_class(qualified: str) -> bool:
-    return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
 
 
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
@@ -377,10 +382,12 @@ def _own_value(ctx: FileContext, value: cst.BaseExpression, seen: set[Binding]) 
 
 def _module_classes(ctx: FileContext) -> frozenset[str]:
     """The classes of the module's top level that derive, also through others of the
-    file (`class Wide(Net)`), from a class of `torch.nn` (`class Net(nn.Module)`)."""
+    file (`class Wide(Net)`) or of the project (`class Wide(models.Net)`), from a class
+    of `torch.nn` (`class Net(nn.Module)`)."""
     return frozenset(cls.name.value for cls in ctx.module.body if type(cls) is cst.ClassDef and any(
-        (ctx.qualified_name(base.value) or "").startswith("torch.nn.")
-        for owner in ctx.receivers.lineage(cls) for base in owner.bases))
+        qualified is not None and (is_torch_nn_class(qualified) or _project_module_class(ctx, qualified))
+        for owner in ctx.receivers.lineage(cls) for base in owner.bases
+        for qualified in (ctx.qualified_name(base.value),)))
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:

@@ -64,12 +64,13 @@ class MissingTrainMode(Rule):
     a probe whose optimizer holds a part of it or a selection of its
     parameters, `list(model.parameters())[-2:]`), and a function that does the
     same in statements of its own body with a model it builds: a class of
-    `torch.nn`, a model of torchvision or timm or a class of the file that
-    derives from `nn.Module`, moved or wrapped (`model = Net()`,
+    `torch.nn`, a model of torchvision or timm or a class of the file or of
+    another module of the project that derives from `nn.Module` (`from
+    models import Net`), moved or wrapped (`model = Net()`,
     `DDP(Net().cuda())`, `resnet18().eval()`); not a parameter, a global,
     one read from an attribute (`DataParallel(self.model)`), nor one a call
-    returns (`self.build_model()`, `get_model("resnet")`) or a class
-    imported from elsewhere builds, which other code may switch. Only when
+    returns (`self.build_model()`, `get_model("resnet")`) or a class the
+    project does not hold builds, which other code may switch. Only when
     the file puts nothing in train mode and freezes none of the model's
     parameters (`for p in model.parameters(): p.requires_grad = False`,
     `model.requires_grad_(False)`: a linear probe keeps its backbone in
