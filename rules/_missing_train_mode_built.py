@@ -25,7 +25,7 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.names import BUILTIN_NAMES
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
+from trainlint.analysis.scopes import _parameters, assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
 from trainlint.analysis.training import is_torch_nn_class, method_call, module_behind
 from trainlint.context import FileContext
@@ -309,7 +309,8 @@ def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
     may reach a module from outside the function (see `_own_value`): not
     `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
     `create_feature_extractor(self.model, ...)`, whose module other code may switch."""
-    return _new_module(ctx, call) and all(_own_value(ctx, arg.value, set()) for arg in call.args)
+    return _new_module(ctx, call) and all(
+        _own_value(ctx, arg.value, set()) or _setting_parameter(ctx, call, arg.value) for arg in call.args)
 
 
 def _new_module(ctx: FileContext, call: cst.Call) -> bool:
@@ -330,6 +331,48 @@ def _project_module_class(ctx: FileContext, qualified: str) -> bool:
     """The project says the class `qualified` (`models.Net`) of another of its modules
     derives, through its files, from a class of `torch.nn` (see `NN_MODULE`)."""
     return f"{qualified}.{NN_MODULE}" in ctx.external
+
+
+# classes of `torch.nn` and makers of torchvision handed modules: a parameter given them
+# may be a module from outside (`nn.Sequential(backbone, head)`)
+_MODULE_HOLDERS = frozenset({
+    "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Transformer",
+    "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder", "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+})
+_SCALARS = frozenset({"int", "float", "str", "bool"})
+
+
+def _setting_parameter(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> bool:
+    """`value`, handed to `call` (a new module), is a parameter of its function, never
+    rebound there, that holds a setting, not a module given in: one with a number, string
+    or bool for default or for annotation (`hidden=256`, `hidden: int`), or any handed to
+    a class of `torch.nn` that takes no module, or to a model of torchvision or timm
+    (`nn.Linear(512, hidden)`, `resnet18(num_classes=classes)`), whose arguments are sizes
+    and options. Not one handed, with no such sign, to a class of the file or of the
+    project (`Wrapper(backbone)`) or to one that holds modules (`nn.Sequential(backbone,
+    head)`, see `_MODULE_HOLDERS`): it may be a module that other code switches."""
+    function = ctx.enclosing_function(value)
+    binding = ctx.receivers.binding(value) if type(value) is cst.Name and function is not None else None
+    param = next((param for param in _parameters(function.params)  # type: ignore[union-attr]
+                  if param.name.value == value.value), None) if binding is not None else None  # type: ignore[attr-defined]
+    # the function's own parameter, bound by nothing in its body
+    if param is None or param.star in ("*", "**") or binding.owner is not function \
+            or any(ctx.receivers.bound_at(binding)):  # type: ignore[union-attr]
+        return False
+    qualified = ctx.qualified_name(call.func)
+    return _scalar_parameter(param) or (qualified is not None and qualified not in _MODULE_HOLDERS and (
+        is_torch_nn_class(qualified) or qualified in _MODULE_FACTORIES
+        or (qualified.startswith(_MODULE_MAKERS) and ".feature_extraction." not in qualified)))
+
+
+def _scalar_parameter(param: cst.Param) -> bool:
+    """`param` is given a number, string or bool by default, or annotated as one."""
+    default, annotation = param.default, param.annotation
+    return (default is not None and (type(default) in _LITERALS or is_constant(default, "True")
+                                     or is_constant(default, "False"))) \
+        or (annotation is not None and type(annotation.annotation) is cst.Name
+            and annotation.annotation.value in _SCALARS)  # type: ignore[attr-defined]
 
 
 def _root_name(value: cst.BaseExpression) -> str | None:

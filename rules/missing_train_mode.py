@@ -67,10 +67,13 @@ class MissingTrainMode(Rule):
     `torch.nn`, a model of torchvision or timm or a class of the file or of
     another module of the project that derives from `nn.Module` (`from
     models import Net`), moved or wrapped (`model = Net()`,
-    `DDP(Net().cuda())`, `resnet18().eval()`); not a parameter, a global,
-    one read from an attribute (`DataParallel(self.model)`), nor one a call
-    returns (`self.build_model()`, `get_model("resnet")`) or a class the
-    project does not hold builds, which other code may switch. Only when
+    `DDP(Net().cuda())`, `resnet18().eval()`), also sized by the function's
+    parameters (`nn.Linear(512, hidden)`, `Net(width)` of `width=64`); not
+    a parameter, a global, one read from an attribute
+    (`DataParallel(self.model)`), a wrapper of a parameter that may be a
+    module (`Wrapper(backbone)`), nor one a call returns
+    (`self.build_model()`, `get_model("resnet")`) or a class the project
+    does not hold builds, which other code may switch. Only when
     the file puts nothing in train mode and freezes none of the model's
     parameters (`for p in model.parameters(): p.requires_grad = False`,
     `model.requires_grad_(False)`: a linear probe keeps its backbone in
@@ -1395,6 +1398,24 @@ class MissingTrainMode(Rule):
         "def fit(loader, args):\n"
         "    backbone = torchvision.models.resnet18()\n"
         "    model = nn.Sequential(backbone, nn.Linear(1000, args.hidden), nn.Dropout(0.5), nn.Linear(args.hidden, 10)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a model sized by the function's parameters: a layer of `torch.nn` is handed a
+        # size, a class of the file one with a number for default
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self, hidden):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, hidden), nn.Dropout(0.1), nn.Linear(hidden, 2))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "def fit(loader, hidden, width=64):\n"
+        "    model = nn.Sequential(nn.Linear(512, hidden), nn.Dropout(0.5), Net(width)).eval()  # expect: TL405\n"
         "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
@@ -3064,6 +3085,25 @@ class MissingTrainMode(Rule):
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a parameter handed to a class of the file or to `nn.Sequential` with no sign that it
+        # is a setting: it may be a module the caller switches
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "class Wrapper(nn.Module):\n"
+        "    def __init__(self, backbone):\n"
+        "        super().__init__()\n"
+        "        self.backbone = backbone\n"
+        "        self.drop = nn.Dropout(0.5)\n"
+        "    def forward(self, x):\n"
+        "        return self.drop(self.backbone(x))\n"
+        "def fit(loader, backbone, head=None):\n"
+        "    model = nn.Sequential(Wrapper(backbone), nn.Sequential(head)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
     )
 
