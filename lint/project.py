@@ -187,6 +187,8 @@ class Project:
         self._locally_closed: dict[str, Mapping[str, Summary]] = {}  # see `_hook_summary`
         # each class's C3 order, by (file, class): None where Python refuses it (see `_lineage`)
         self._c3_orders: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}
+        # whether each class, by (file, class), is a module, and the facts read to know (see `builds_a_module`)
+        self._modules: dict[tuple[str, str], tuple[bool, frozenset[str]]] = {}
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -480,8 +482,20 @@ class Project:
         module's fact `NN_MODULE`): a class of a library's, or past the lineage followed, is
         not known to be one."""
         found = self._class_at(path, qualified)
-        return found is not None and any(
-            file and f"{cls}.{NN_MODULE}" in self._read(file).summaries for file, cls in self._class_graph(*found))
+        return found is not None and self._is_module(*found)
+
+    def _is_module(self, path: str, cls: str) -> bool:
+        """`builds_a_module` of the class `cls` of `path`, worked out once for the run:
+        every file of the project that names it asks the same (a class of a shared
+        `models.py`), each time told the facts its lineage was read from."""
+        kept = self._modules.get((path, cls))
+        if kept is None:
+            with self._recording() as reads:
+                found = any(file and f"{base}.{NN_MODULE}" in self._read(file).summaries
+                            for file, base in self._class_graph(path, cls))
+            kept = self._modules[path, cls] = (found, frozenset(reads))
+        self._note(kept[1])
+        return kept[0]
 
     def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, class name) of the class of the project `qualified` names from `path`,
