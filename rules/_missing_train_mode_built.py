@@ -306,11 +306,11 @@ _MODULE_FACTORIES = frozenset({"timm.create_model"})
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
     """`call` builds a new module of its own (see `_new_module`), handed nothing that is or
-    may reach a module from outside the function (see `_own_value`): not
-    `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
+    may reach a module from outside the function (see `_own_value`, `_setting_parameter`):
+    not `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
     `create_feature_extractor(self.model, ...)`, whose module other code may switch."""
     return _new_module(ctx, call) and all(
-        _own_value(ctx, arg.value, set()) or _setting_parameter(ctx, call, arg.value) for arg in call.args)
+        _own_value(ctx, arg.value, set()) or _setting_parameter(ctx, call, arg) for arg in call.args)
 
 
 def _new_module(ctx: FileContext, call: cst.Call) -> bool:
@@ -333,37 +333,52 @@ def _project_module_class(ctx: FileContext, qualified: str) -> bool:
     return f"{qualified}.{NN_MODULE}" in ctx.external
 
 
-# classes of `torch.nn` and makers of torchvision handed modules: a parameter given them
-# may be a module from outside (`nn.Sequential(backbone, head)`)
+# classes of `torch.nn` that hold the modules they are handed: a parameter given them may
+# be a module from outside (`nn.Sequential(backbone, head)`), whatever its default says
 _MODULE_HOLDERS = frozenset({
     "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Transformer",
     "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder", "torch.nn.DataParallel",
     "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
 })
+# arguments that `torch.nn`, torchvision and timm name for a size, never a module
+_SIZE_KEYWORDS = frozenset({
+    "num_classes", "in_features", "out_features", "in_channels", "out_channels", "input_size",
+    "hidden_size", "num_layers", "embed_dim", "num_heads", "d_model", "nhead", "num_embeddings",
+    "embedding_dim",
+})
 _SCALARS = frozenset({"int", "float", "str", "bool"})
 
 
-def _setting_parameter(ctx: FileContext, call: cst.Call, value: cst.BaseExpression) -> bool:
-    """`value`, handed to `call` (a new module), is a parameter of its function, never
-    rebound there, that holds a setting, not a module given in: one with a number, string
-    or bool for default or for annotation (`hidden=256`, `hidden: int`), or any handed to
-    a class of `torch.nn` that takes no module, or to a model of torchvision or timm
-    (`nn.Linear(512, hidden)`, `resnet18(num_classes=classes)`), whose arguments are sizes
-    and options. Not one handed, with no such sign, to a class of the file or of the
-    project (`Wrapper(backbone)`) or to one that holds modules (`nn.Sequential(backbone,
-    head)`, see `_MODULE_HOLDERS`): it may be a module that other code switches."""
-    function = ctx.enclosing_function(value)
-    binding = ctx.receivers.binding(value) if type(value) is cst.Name and function is not None else None
-    param = next((param for param in _parameters(function.params)  # type: ignore[union-attr]
-                  if param.name.value == value.value), None) if binding is not None else None  # type: ignore[attr-defined]
-    # the function's own parameter, bound by nothing in its body
-    if param is None or param.star in ("*", "**") or binding.owner is not function \
-            or any(ctx.receivers.bound_at(binding)):  # type: ignore[union-attr]
+def _setting_parameter(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> bool:
+    """`arg`, handed to `call` (a new module), is a parameter of its function, never
+    rebound there, known to hold a setting, not a module given in: handed to an argument
+    that a class of `torch.nn` or a model of torchvision or timm names for a size
+    (`resnet18(num_classes=classes)`, see `_SIZE_KEYWORDS`), or, to any but a class that
+    holds modules (`nn.Sequential`, see `_MODULE_HOLDERS`), one with a number, string or
+    bool for default or annotation (`nn.Linear(512, hidden)` of `hidden: int`,
+    `Net(width)` of `width=64`). Any other may be a module that other code switches
+    (`IntermediateLayerGetter(backbone, ...)`, `ConvBn2d(conv, bn)`, `Wrapper(backbone)`,
+    `nn.Sequential(head)` of `head=0`)."""
+    param = _own_parameter(ctx, arg.value)
+    if param is None:
         return False
     qualified = ctx.qualified_name(call.func)
-    return _scalar_parameter(param) or (qualified is not None and qualified not in _MODULE_HOLDERS and (
-        is_torch_nn_class(qualified) or qualified in _MODULE_FACTORIES
-        or (qualified.startswith(_MODULE_MAKERS) and ".feature_extraction." not in qualified)))
+    if arg.keyword is not None and arg.keyword.value in _SIZE_KEYWORDS and qualified is not None \
+            and (is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS)
+                 or qualified in _MODULE_FACTORIES):
+        return True
+    return qualified not in _MODULE_HOLDERS and _scalar_parameter(param)
+
+
+def _own_parameter(ctx: FileContext, value: cst.BaseExpression) -> cst.Param | None:
+    """The parameter `value` names of its function, bound by nothing in its body: not
+    `*args` nor `**kwargs`."""
+    function = ctx.enclosing_function(value)
+    binding = ctx.receivers.binding(value) if type(value) is cst.Name and function is not None else None
+    if binding is None or binding.owner is not function or any(ctx.receivers.bound_at(binding)):
+        return None
+    return next((param for param in _parameters(function.params)  # type: ignore[union-attr]
+                 if param.name.value == value.value and param.star not in ("*", "**")), None)  # type: ignore[attr-defined]
 
 
 def _scalar_parameter(param: cst.Param) -> bool:

@@ -68,10 +68,12 @@ class MissingTrainMode(Rule):
     another module of the project that derives from `nn.Module` (`from
     models import Net`), moved or wrapped (`model = Net()`,
     `DDP(Net().cuda())`, `resnet18().eval()`), also sized by the function's
-    parameters (`nn.Linear(512, hidden)`, `Net(width)` of `width=64`); not
+    parameters known to be settings (`nn.Linear(512, hidden)` of `hidden:
+    int`, `Net(width)` of `width=64`, `resnet18(num_classes=classes)`); not
     a parameter, a global, one read from an attribute
     (`DataParallel(self.model)`), a wrapper of a parameter that may be a
-    module (`Wrapper(backbone)`), nor one a call returns
+    module (`Wrapper(backbone)`, `FasterRCNN(backbone, num_classes=3)`,
+    `ConvBn2d(conv, bn)`, `nn.Sequential(head)` of `head=0`), nor one a call returns
     (`self.build_model()`, `get_model("resnet")`) or a class the project
     does not hold builds, which other code may switch. Only when
     the file puts nothing in train mode and freezes none of the model's
@@ -1403,8 +1405,8 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
-        # a model sized by the function's parameters: a layer of `torch.nn` is handed a
-        # size, a class of the file one with a number for default
+        # a model sized by the function's parameters: a layer of `torch.nn` is handed one
+        # annotated as a number, a class of the file one with a number for default
         "import torch\n"
         "import torch.nn.functional as F\n"
         "from torch import nn\n"
@@ -1414,8 +1416,40 @@ class MissingTrainMode(Rule):
         "        self.body = nn.Sequential(nn.Linear(8, hidden), nn.Dropout(0.1), nn.Linear(hidden, 2))\n"
         "    def forward(self, x):\n"
         "        return self.body(x)\n"
-        "def fit(loader, hidden, width=64):\n"
+        "def fit(loader, hidden: int, width=64):\n"
         "    model = nn.Sequential(nn.Linear(512, hidden), nn.Dropout(0.5), Net(width)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a model of torchvision given a parameter as its number of classes, an argument
+        # that names a size: the function builds the model
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torchvision.models import resnet18\n"
+        "def fit(loader, classes):\n"
+        "    model = resnet18(num_classes=classes).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the same of a layer of `torch.nn` given a parameter as its output size, and of
+        # timm's factory given one as its number of classes
+        "import timm\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit_head(loader, classes):\n"
+        "    model = nn.Sequential(nn.Dropout(0.5), nn.Linear(512, out_features=classes)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def fit(loader, classes):\n"
+        "    model = timm.create_model(\"resnet18\", num_classes=classes).eval()  # expect: TL405\n"
         "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
@@ -3100,6 +3134,51 @@ class MissingTrainMode(Rule):
         "        return self.drop(self.backbone(x))\n"
         "def fit(loader, backbone, head=None):\n"
         "    model = nn.Sequential(Wrapper(backbone), nn.Sequential(head)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a parameter that may be a module, handed to a torchvision class that wraps it:
+        # its caller may switch the backbone
+        "import torch\n"
+        "from torchvision.models._utils import IntermediateLayerGetter\n"
+        "def fit(loader, backbone):\n"
+        "    model = IntermediateLayerGetter(backbone, {\"layer4\": \"out\"}).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        (model(x)[\"out\"].mean(dim=(2, 3)) - y).pow(2).mean().backward()\n"
+        "        optimizer.step()\n",
+        # a detector built around a backbone handed in: its number of classes is a setting,
+        # the backbone may be a module the caller switches
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torchvision.models.detection import FasterRCNN\n"
+        "def fit(loader, backbone, classes: int):\n"
+        "    model = FasterRCNN(backbone, num_classes=classes).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a fused module of `torch.nn` made of a convolution and a BatchNorm handed in
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torch.nn.intrinsic\n"
+        "def fit(loader, conv, bn):\n"
+        "    model = torch.nn.intrinsic.ConvBn2d(conv, bn).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a parameter handed to `nn.Sequential` may be a module whatever its default
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, head=0):\n"
+        "    model = nn.Sequential(nn.Linear(4, 4), head).eval()\n"
         "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
