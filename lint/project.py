@@ -34,7 +34,7 @@ from typing import Iterable, Iterator, Mapping
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.mro import c3_order
 from trainlint.summaries import (
-    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, NN_MODULE, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
     UNKNOWN_PATCHES, Call, Summary, close, may_summarize,
 )
 
@@ -187,6 +187,8 @@ class Project:
         self._locally_closed: dict[str, Mapping[str, Summary]] = {}  # see `_hook_summary`
         # each class's C3 order, by (file, class): None where Python refuses it (see `_lineage`)
         self._c3_orders: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}
+        # whether each class, by (file, class), is a module, and the facts read to know (see `builds_a_module`)
+        self._modules: dict[tuple[str, str], tuple[bool, frozenset[str]]] = {}
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -208,6 +210,10 @@ class Project:
                     continue
                 if name.endswith(TORCH_EXPORT):
                     found[name] = Summary(torch_export=self.torch_exported(path, module_of(name)))
+                    continue
+                if name.endswith(NN_MODULE):
+                    if self.builds_a_module(path, name.removesuffix(f".{NN_MODULE}")):
+                        found[name] = Summary()
                     continue
                 if name.endswith(MODULE_RUN):
                     patches = self.patched_on_import(path, module_of(name))
@@ -469,6 +475,27 @@ class Project:
         none (a library's), with its name as the file writes it."""
         for base in self._read(file).bases.get(cls, ()):
             yield ((file, base) if "." not in base else self._class_at(file, base)), base
+
+    def builds_a_module(self, path: str, qualified: str) -> bool:
+        """`qualified`, as `path` names it, is a class of the project whose lineage, through
+        the project's files, reaches a class that derives from one of `torch.nn` itself (its
+        module's fact `NN_MODULE`): a class of a library's, or past the lineage followed, is
+        not known to be one."""
+        found = self._class_at(path, qualified)
+        return found is not None and self._is_module(*found)
+
+    def _is_module(self, path: str, cls: str) -> bool:
+        """`builds_a_module` of the class `cls` of `path`, worked out once for the run:
+        every file of the project that names it asks the same (a class of a shared
+        `models.py`), each time told the facts its lineage was read from."""
+        kept = self._modules.get((path, cls))
+        if kept is None:
+            with self._recording() as reads:
+                found = any(file and f"{base}.{NN_MODULE}" in self._read(file).summaries
+                            for file, base in self._class_graph(path, cls))
+            kept = self._modules[path, cls] = (found, frozenset(reads))
+        self._note(kept[1])
+        return kept[0]
 
     def _class_at(self, path: str, qualified: str, depth: int = 0) -> tuple[str, str] | None:
         """(file, class name) of the class of the project `qualified` names from `path`,

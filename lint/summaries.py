@@ -52,6 +52,11 @@ UNKNOWN_PATCHES = frozenset({"torch"})
 # the key of how a module binds `torch` for the files that star-import it (`Summary.torch_export`):
 # such a file asks the project about `<module name>.<torch>` (see `trainlint.analysis.torch_binding`)
 TORCH_EXPORT = "<torch>"
+# the key of a fact of a module's class (`Net.<nn.Module>`): it derives from a class of
+# `torch.nn` itself; a file that builds a class of another module asks the project about
+# `<class as it names it>.<nn.Module>`, and is told (an empty summary) where the class's
+# lineage, through the project's files, reaches such a class (see `Project.builds_a_module`)
+NN_MODULE = "<nn.Module>"
 # how a module binds `torch`, as `Summary.torch_export` says it
 TORCH = "torch"  # by `import torch` / `import torch.x` alone
 HIDDEN = "hidden"  # its literal `__all__` leaves `torch` out: a star import of it binds no `torch`

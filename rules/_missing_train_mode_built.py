@@ -25,10 +25,11 @@ from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.names import BUILTIN_NAMES
 from trainlint.analysis.receivers import Binding
-from trainlint.analysis.scopes import assignment_targets, dotted_name, runs_as_script_only
+from trainlint.analysis.scopes import _parameters, assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
-from trainlint.analysis.training import method_call, module_behind
+from trainlint.analysis.training import is_torch_nn_class, method_call, module_behind
 from trainlint.context import FileContext
+from trainlint.summaries import NN_MODULE
 
 # methods of a module that read it or its weights and leave its mode (and its submodules) alone
 _READS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "state_dict",
@@ -305,22 +306,88 @@ _MODULE_FACTORIES = frozenset({"timm.create_model"})
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
     """`call` builds a new module of its own (see `_new_module`), handed nothing that is or
-    may reach a module from outside the function (see `_own_value`): not
-    `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
+    may reach a module from outside the function (see `_own_value`, `_setting_parameter`):
+    not `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
     `create_feature_extractor(self.model, ...)`, whose module other code may switch."""
-    return _new_module(ctx, call) and all(_own_value(ctx, arg.value, set()) for arg in call.args)
+    return _new_module(ctx, call) and all(
+        _own_value(ctx, arg.value, set()) or _setting_parameter(ctx, call, arg) for arg in call.args)
 
 
 def _new_module(ctx: FileContext, call: cst.Call) -> bool:
     """`call` makes a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
     handed a module is read as that module before, see `module_behind`), a model of
-    torchvision or timm, or a class of the file that derives from `torch.nn`'s (`Net()`).
-    A class imported from elsewhere is not read: whether it is a module, and what its
-    methods switch, is not known here."""
+    torchvision or timm, or a class of the file or of another module of the project that
+    derives from `torch.nn`'s (`Net()`, also of `from models import Net`). A class the
+    project cannot tell is a module (a library's) is not read: what its methods switch
+    is not known here."""
     qualified = ctx.qualified_name(call.func)
     if qualified is not None:
-        return _is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
+        return is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) \
+            or qualified in _MODULE_FACTORIES or _project_module_class(ctx, qualified)
     return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
+
+
+def _project_module_class(ctx: FileContext, qualified: str) -> bool:
+    """The project says the class `qualified` (`models.Net`) of another of its modules
+    derives, through its files, from a class of `torch.nn` (see `NN_MODULE`)."""
+    return f"{qualified}.{NN_MODULE}" in ctx.external
+
+
+# classes of `torch.nn` that hold the modules they are handed: a parameter given them may
+# be a module from outside (`nn.Sequential(backbone, head)`), whatever its default says
+_MODULE_HOLDERS = frozenset({
+    "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Transformer",
+    "torch.nn.TransformerEncoder", "torch.nn.TransformerDecoder", "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+})
+# arguments that `torch.nn`, torchvision and timm name for a size, never a module
+_SIZE_KEYWORDS = frozenset({
+    "num_classes", "in_features", "out_features", "in_channels", "out_channels", "input_size",
+    "hidden_size", "num_layers", "embed_dim", "num_heads", "d_model", "nhead", "num_embeddings",
+    "embedding_dim",
+})
+_SCALARS = frozenset({"int", "float", "str", "bool"})
+
+
+def _setting_parameter(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> bool:
+    """`arg`, handed to `call` (a new module), is a parameter of its function, never
+    rebound there, known to hold a setting, not a module given in: handed to an argument
+    that a class of `torch.nn` or a model of torchvision or timm names for a size
+    (`resnet18(num_classes=classes)`, see `_SIZE_KEYWORDS`), or, to any but a class that
+    holds modules (`nn.Sequential`, see `_MODULE_HOLDERS`), one with a number, string or
+    bool for default or annotation (`nn.Linear(512, hidden)` of `hidden: int`,
+    `Net(width)` of `width=64`). Any other may be a module that other code switches
+    (`IntermediateLayerGetter(backbone, ...)`, `ConvBn2d(conv, bn)`, `Wrapper(backbone)`,
+    `nn.Sequential(head)` of `head=0`)."""
+    param = _own_parameter(ctx, arg.value)
+    if param is None:
+        return False
+    qualified = ctx.qualified_name(call.func)
+    if arg.keyword is not None and arg.keyword.value in _SIZE_KEYWORDS and qualified is not None \
+            and (is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS)
+                 or qualified in _MODULE_FACTORIES):
+        return True
+    return qualified not in _MODULE_HOLDERS and _scalar_parameter(param)
+
+
+def _own_parameter(ctx: FileContext, value: cst.BaseExpression) -> cst.Param | None:
+    """The parameter `value` names of its function, bound by nothing in its body: not
+    `*args` nor `**kwargs`."""
+    function = ctx.enclosing_function(value)
+    binding = ctx.receivers.binding(value) if type(value) is cst.Name and function is not None else None
+    if binding is None or binding.owner is not function or any(ctx.receivers.bound_at(binding)):
+        return None
+    return next((param for param in _parameters(function.params)  # type: ignore[union-attr]
+                 if param.name.value == value.value and param.star not in ("*", "**")), None)  # type: ignore[attr-defined]
+
+
+def _scalar_parameter(param: cst.Param) -> bool:
+    """`param` is given a number, string or bool by default, or annotated as one."""
+    default, annotation = param.default, param.annotation
+    return (default is not None and (type(default) in _LITERALS or is_constant(default, "True")
+                                     or is_constant(default, "False"))) \
+        or (annotation is not None and type(annotation.annotation) is cst.Name
+            and annotation.annotation.value in _SCALARS)  # type: ignore[attr-defined]
 
 
 def _root_name(value: cst.BaseExpression) -> str | None:
@@ -328,10 +395,6 @@ def _root_name(value: cst.BaseExpression) -> str | None:
     while type(value) in (cst.Attribute, cst.Subscript):
         value = value.value  # type: ignore[attr-defined]
     return value.value if type(value) is cst.Name else None  # type: ignore[attr-defined]
-
-
-def _is_torch_nn_class(qualified: str) -> bool:
-    return qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
 
 
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
@@ -377,10 +440,12 @@ def _own_value(ctx: FileContext, value: cst.BaseExpression, seen: set[Binding]) 
 
 def _module_classes(ctx: FileContext) -> frozenset[str]:
     """The classes of the module's top level that derive, also through others of the
-    file (`class Wide(Net)`), from a class of `torch.nn` (`class Net(nn.Module)`)."""
+    file (`class Wide(Net)`) or of the project (`class Wide(models.Net)`), from a class
+    of `torch.nn` (`class Net(nn.Module)`)."""
     return frozenset(cls.name.value for cls in ctx.module.body if type(cls) is cst.ClassDef and any(
-        (ctx.qualified_name(base.value) or "").startswith("torch.nn.")
-        for owner in ctx.receivers.lineage(cls) for base in owner.bases))
+        qualified is not None and (is_torch_nn_class(qualified) or _project_module_class(ctx, qualified))
+        for owner in ctx.receivers.lineage(cls) for base in owner.bases
+        for qualified in (ctx.qualified_name(base.value),)))
 
 
 def _script_evals(ctx: FileContext, statement: cst.CSTNode) -> Iterator[tuple[cst.Call, cst.Name]]:

@@ -64,12 +64,18 @@ class MissingTrainMode(Rule):
     a probe whose optimizer holds a part of it or a selection of its
     parameters, `list(model.parameters())[-2:]`), and a function that does the
     same in statements of its own body with a model it builds: a class of
-    `torch.nn`, a model of torchvision or timm or a class of the file that
-    derives from `nn.Module`, moved or wrapped (`model = Net()`,
-    `DDP(Net().cuda())`, `resnet18().eval()`); not a parameter, a global,
-    one read from an attribute (`DataParallel(self.model)`), nor one a call
-    returns (`self.build_model()`, `get_model("resnet")`) or a class
-    imported from elsewhere builds, which other code may switch. Only when
+    `torch.nn`, a model of torchvision or timm or a class of the file or of
+    another module of the project that derives from `nn.Module` (`from
+    models import Net`), moved or wrapped (`model = Net()`,
+    `DDP(Net().cuda())`, `resnet18().eval()`), also sized by the function's
+    parameters known to be settings (`nn.Linear(512, hidden)` of `hidden:
+    int`, `Net(width)` of `width=64`, `resnet18(num_classes=classes)`); not
+    a parameter, a global, one read from an attribute
+    (`DataParallel(self.model)`), a wrapper of a parameter that may be a
+    module (`Wrapper(backbone)`, `FasterRCNN(backbone, num_classes=3)`,
+    `ConvBn2d(conv, bn)`, `nn.Sequential(head)` of `head=0`), nor one a call returns
+    (`self.build_model()`, `get_model("resnet")`) or a class the project
+    does not hold builds, which other code may switch. Only when
     the file puts nothing in train mode and freezes none of the model's
     parameters (`for p in model.parameters(): p.requires_grad = False`,
     `model.requires_grad_(False)`: a linear probe keeps its backbone in
@@ -1394,6 +1400,56 @@ class MissingTrainMode(Rule):
         "def fit(loader, args):\n"
         "    backbone = torchvision.models.resnet18()\n"
         "    model = nn.Sequential(backbone, nn.Linear(1000, args.hidden), nn.Dropout(0.5), nn.Linear(args.hidden, 10)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a model sized by the function's parameters: a layer of `torch.nn` is handed one
+        # annotated as a number, a class of the file one with a number for default
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self, hidden):\n"
+        "        super().__init__()\n"
+        "        self.body = nn.Sequential(nn.Linear(8, hidden), nn.Dropout(0.1), nn.Linear(hidden, 2))\n"
+        "    def forward(self, x):\n"
+        "        return self.body(x)\n"
+        "def fit(loader, hidden: int, width=64):\n"
+        "    model = nn.Sequential(nn.Linear(512, hidden), nn.Dropout(0.5), Net(width)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a model of torchvision given a parameter as its number of classes, an argument
+        # that names a size: the function builds the model
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torchvision.models import resnet18\n"
+        "def fit(loader, classes):\n"
+        "    model = resnet18(num_classes=classes).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # the same of a layer of `torch.nn` given a parameter as its output size, and of
+        # timm's factory given one as its number of classes
+        "import timm\n"
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit_head(loader, classes):\n"
+        "    model = nn.Sequential(nn.Dropout(0.5), nn.Linear(512, out_features=classes)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "def fit(loader, classes):\n"
+        "    model = timm.create_model(\"resnet18\", num_classes=classes).eval()  # expect: TL405\n"
         "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
@@ -3063,6 +3119,70 @@ class MissingTrainMode(Rule):
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a parameter handed to a class of the file or to `nn.Sequential` with no sign that it
+        # is a setting: it may be a module the caller switches
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "class Wrapper(nn.Module):\n"
+        "    def __init__(self, backbone):\n"
+        "        super().__init__()\n"
+        "        self.backbone = backbone\n"
+        "        self.drop = nn.Dropout(0.5)\n"
+        "    def forward(self, x):\n"
+        "        return self.drop(self.backbone(x))\n"
+        "def fit(loader, backbone, head=None):\n"
+        "    model = nn.Sequential(Wrapper(backbone), nn.Sequential(head)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a parameter that may be a module, handed to a torchvision class that wraps it:
+        # its caller may switch the backbone
+        "import torch\n"
+        "from torchvision.models._utils import IntermediateLayerGetter\n"
+        "def fit(loader, backbone):\n"
+        "    model = IntermediateLayerGetter(backbone, {\"layer4\": \"out\"}).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        (model(x)[\"out\"].mean(dim=(2, 3)) - y).pow(2).mean().backward()\n"
+        "        optimizer.step()\n",
+        # a detector built around a backbone handed in: its number of classes is a setting,
+        # the backbone may be a module the caller switches
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torchvision.models.detection import FasterRCNN\n"
+        "def fit(loader, backbone, classes: int):\n"
+        "    model = FasterRCNN(backbone, num_classes=classes).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a fused module of `torch.nn` made of a convolution and a BatchNorm handed in
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "import torch.nn.intrinsic\n"
+        "def fit(loader, conv, bn):\n"
+        "    model = torch.nn.intrinsic.ConvBn2d(conv, bn).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a parameter handed to `nn.Sequential` may be a module whatever its default
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, head=0):\n"
+        "    model = nn.Sequential(nn.Linear(4, 4), head).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
     )
 

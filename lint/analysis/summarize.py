@@ -60,7 +60,7 @@ from trainlint.analysis.scopes import (
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
-    MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
+    MODULE_WRAPPERS, is_clip_call, is_torch_nn_class, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
@@ -70,7 +70,7 @@ from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
-    SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
+    NN_MODULE, SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
@@ -2517,12 +2517,31 @@ def file_facts(ctx: FileContext) -> FileFacts:
     # the loops its classes inherit from other modules, which may run their overrides
     called.update(hook_key(cls) for cls in targets.classes
                   if any(not base.startswith(("torch.", "builtins.")) for base in targets.imported_bases(cls)))
+    called |= module_class_questions(called, targets)
     # the module's named tuples, for the functions of other modules that return one (see `Summary.fields`)
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
     # what importing it does (see `module_run`) and how it binds `torch` for a star import
-    facts = {**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx)}
+    facts = {**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx), **_torch_module_classes(ctx)}
     return FileFacts(facts, frozenset(called), imports, stars, bases, search_paths(ctx))
+
+
+def module_class_questions(called: set[str], targets: CallTargets) -> set[str]:
+    """`nets.Net.<nn.Module>` for each class of another module the file builds (`Net()` of
+    `from nets import Net`, named as a class is: capitalized) or derives a class of its own
+    from: the project says whether its lineage reaches a class of `torch.nn` (see `NN_MODULE`)."""
+    built = {name.removesuffix(".__init__") for name in called}
+    built.update(base for cls in targets.classes for base in targets.imported_bases(cls))
+    return {f"{name}.{NN_MODULE}" for name in built
+            if name.rpartition(".")[2][:1].isupper() and not name.startswith(("torch.", "builtins."))}
+
+
+def _torch_module_classes(ctx: FileContext) -> dict[str, Summary]:
+    """`Net.<nn.Module>` for each class of the module's top level that derives from a class
+    of `torch.nn` itself (`class Net(nn.Module)`): the project follows the lineage of another
+    module's class to it (see `NN_MODULE`)."""
+    return {f"{cls.name.value}.{NN_MODULE}": Summary() for cls in ctx.module.body  # type: ignore[attr-defined]
+            if type(cls) is cst.ClassDef and any(is_torch_nn_class(ctx.qualified_name(base.value)) for base in cls.bases)}
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:

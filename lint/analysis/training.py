@@ -51,6 +51,13 @@ def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
         expr = inner
 
 
+def is_torch_nn_class(qualified: str | None) -> bool:
+    """`qualified` names a class of `torch.nn` (`torch.nn.Linear`, `torch.nn.Module`): a
+    new module where it is called, a module class where it is a base; not one of its
+    functions or submodules (`torch.nn.functional.relu`, `torch.nn.init.zeros_`)."""
+    return qualified is not None and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+
+
 # wrappers whose `zero_grad()`, `parameters()` and `train()` are the wrapped module's
 MODULE_WRAPPERS = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.DataParallel", "torch.compile",
                              "torch.distributed.fsdp.FullyShardedDataParallel"})

@@ -95,6 +95,19 @@ def test_inherited_methods_follow_their_base_class_through_the_cache(tmp_path: P
     assert cached() == before - resting_on_core
 
 
+def test_a_model_class_that_stops_being_a_module_is_followed_through_the_cache(tmp_path: Path) -> None:
+    """train.py and distill.py build `Net` and `Student` on nets.py's `Backbone`, a module
+    one class up: once `Backbone` derives from no class of `torch.nn`, a cached run no
+    longer takes them for new modules, and their findings go; those of pkg/'s
+    `Classifier` stay."""
+    project, cached = _copy_with_cached_runs(tmp_path, "imported_model_layout")
+    before = cached()
+    assert {(Path(path).name, line, code) for path, line, code in _marks(project)} == before == cached()
+    nets = project / "nets.py"
+    nets.write_text(nets.read_text().replace("class Backbone(nn.Module):", "class Backbone:", 1))
+    assert cached() == cached() == {("finetune.py", 9, "TL405"), ("train.py", 33, "TL405")}
+
+
 def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache(tmp_path: Path) -> None:
     """tools/train.py finds `core.function` in lib/ because `_init_paths.py` puts lib/ on
     `sys.path`: once it puts lib_dry/ there instead, a cached run follows the other module."""
