@@ -92,7 +92,9 @@ Two rules, neither waiting for a long history:
   regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
   and 0.74 by themselves). A climb that one loss made (a jump 8 times its lowest,
   come back from slowly, whose block medians rose by noise the 3 blocks before)
-  says so: the step of the jump and the loss it jumped to (`_jump`). Blocks are
+  says so: the step of the jump and the loss it jumped to (`_jump`), read from each
+  block's largest rise from one loss to the next, so dated at any step of a long run and
+  across losses skipped or non-finite around it. Blocks are
   merged two by two as the run grows: memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
@@ -222,9 +224,6 @@ class DivergenceDetector(Detector):
         self._params: dict[int, weakref.ref[Tensor]] = {}
         self._new_model = True
         self._last: float | None = None  # the latest loss judged or watched, non-finite too
-        # the latest step whose loss was not judged (skipped, partial, non-finite): the losses
-        # kept since then are one a step, so a loss's place among them dates it
-        self._unjudged_step: int | None = None
         # the divergence reported, and the loss at or above which the run is still diverged
         self._diverged: tuple[Event, float] | None = None
         self._start()
@@ -235,6 +234,11 @@ class DivergenceDetector(Detector):
         self.block_medians: list[float] = []
         # how far each block's own losses reach above its median, as a factor (`_block_reach`)
         self.block_reaches: list[float] = []
+        # each block's largest rise from one loss to the next (`_Rise`), the open block's apart:
+        # they date a jump at any step of a long run, whatever losses were skipped around it
+        self._block_rises: list[_Rise | None] = []
+        self._rise: _Rise | None = None
+        self._previous: float | None = None  # the latest loss put in a block
         self.block_size = BLOCK
         self._block: list[float] = []
         self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)  # the latest losses
@@ -257,13 +261,11 @@ class DivergenceDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if record.partial or record.skipped or loss is None:
-            self._unjudged_step = record.step
             return
         lrs_before, lr = list(self._lrs), record.lr
         self._lrs.append(lr)
         self._last = loss
         if not math.isfinite(loss):
-            self._unjudged_step = record.step
             rising = self._rising if self._rising is not None and self._rising.high >= RUN_TO_NAN else None
             blow_up = self._pending or (rising if self.reported_step is None else None)
             if blow_up is not None:  # the blow-up went on to Inf or NaN: no coming back
@@ -351,7 +353,7 @@ class DivergenceDetector(Detector):
         plateau = self._plateau(level) if level is not None and self._steps % PLATEAU_EVERY == 0 else None
         if plateau is not None:
             self._report_blow_up(sink, plateau)
-        elif self._block_closed(loss) and level is not None:
+        elif self._block_closed(record.step, loss) and level is not None:
             self._follow_climb(record, sink, level)
 
     def _after_early(self) -> list[float]:
@@ -425,16 +427,22 @@ class DivergenceDetector(Detector):
         value = loss if self._steps <= QUICK else median(list(self._window)[-RECENT:])
         return value >= BLOWUP * level
 
-    def _block_closed(self, loss: float) -> bool:
+    def _block_closed(self, step: int, loss: float) -> bool:
         self._block.append(loss)
+        previous, rise, self._previous = self._previous, self._rise, loss
+        if previous is not None and (rise is None or loss - previous > rise.size):
+            self._rise = _Rise(step, previous, loss)
         if len(self._block) < self.block_size:
             return False
         self.block_medians.append(median(self._block))
         self.block_reaches.append(_block_reach(self._block))
-        self._block = []
+        self._block_rises.append(self._rise)
+        self._block, self._rise = [], None
         if len(self.block_medians) > MAX_BLOCKS:
             self.block_medians = _merged(self.block_medians)
             self.block_reaches = _merged(self.block_reaches)
+            rises = self._block_rises
+            self._block_rises = [max(pair, key=_rise_size) for pair in zip(rises[0::2], rises[1::2])]
             self.block_size *= 2
         return True
 
@@ -656,25 +664,25 @@ class DivergenceDetector(Detector):
             self._dropped = None
             span = (RISES + 1) * self.block_size
             self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last, span,
-                                 jump=self._jump(record.step, self.lowest(), last, span))
+                                 jump=self._jump(self.lowest(), last))
 
-    def _jump(self, step: int, lowest: float, peak: float, span: int) -> tuple[int, float] | None:
-        """(step, loss) of the one loss a climb found at `step` rose by, when it was a jump: the
-        first loss three quarters of the rise above the lowest or more whose block's worth of
-        losses before it are still within a quarter of it, and the median of those from it on
-        that high too (a loss that jumps 8 times at once and comes back slowly over 200 steps:
-        its block medians may rise by noise the three blocks before the jump's). None for a
-        rise spread over the steps, or when the latest losses kept do not cover the climb's
-        span one loss a step (a loss skipped or non-finite in it: their places no longer date
-        them)."""
-        losses = list(self._window)[-span:]
-        first = step - len(losses) + 1
-        if len(losses) < span or (self._unjudged_step is not None and self._unjudged_step >= first):
-            return None
+    def _jump(self, lowest: float, peak: float) -> tuple[int, float] | None:
+        """(step, loss) of the one loss a climb just found rose by, when it was a jump: the
+        largest rise from one loss to the next in the climb's blocks, from a loss within a
+        quarter of the rise above the lowest to one three quarters of it or more, the blocks
+        before its own all within that quarter and those after it all that high (a loss that
+        jumps 8 times at once and comes back slowly over 200 steps: its block medians may rise
+        by noise the three blocks before the jump's). None for a rise spread over the steps,
+        which goes through the blocks between. Read from each block's largest rise, so a jump
+        is dated however long the run and whatever losses were skipped or non-finite around it."""
+        medians, rises = self.block_medians[-(RISES + 1):], self._block_rises[-(RISES + 1):]
+        at = max(range(len(rises)), key=lambda i: _rise_size(rises[i]))
+        rise = rises[at]
         low, high = lowest + (peak - lowest) / 4, lowest + 3 * (peak - lowest) / 4
-        at = next((i for i in range(1, span) if losses[i] >= high and median(losses[i:]) >= high
-                   and median(losses[max(i - self.block_size, 0):i]) <= low), None)
-        return (first + at, losses[at]) if at is not None else None
+        if (rise is None or rise.before > low or rise.after < high or any(block > low for block in medians[:at])
+                or any(block < high for block in medians[at + 1:])):
+            return None
+        return rise.step, rise.after
 
     def _report_climb(self, sink: Sink, climb: _Climb) -> None:
         """Report a climb at the step it was found."""
@@ -710,6 +718,22 @@ class _Climb:
     span: int  # the steps the rising blocks cover
     blocks: int = 0  # blocks closed since
     jump: tuple[int, float] | None = None  # (step, loss) of the one loss it rose by (`_jump`)
+
+
+@dataclass
+class _Rise:
+    """A rise from one loss to the next (losses not judged between them left out)."""
+    step: int  # the step of the loss it rose to
+    before: float
+    after: float
+
+    @property
+    def size(self) -> float:
+        return self.after - self.before
+
+
+def _rise_size(rise: _Rise | None) -> float:
+    return rise.size if rise is not None else -math.inf
 
 
 @dataclass

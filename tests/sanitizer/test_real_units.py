@@ -442,11 +442,11 @@ def test_steady_climb_is_seen() -> None:
     assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
 
 
-def _jump_back_slowly(seed: int, jump: bool = True) -> list[float]:
-    """A loss trained down from 2.3 to 0.3, that jumps at step 300 to 8 times that and comes
+def _jump_back_slowly(seed: int, jump: bool = True, at: int = 300, steps: int = 600) -> list[float]:
+    """A loss trained down from 2.3 to 0.3, that jumps at step `at` to 8 times that and comes
     back over 200 steps; each loss within 10%."""
-    levels = [0.3 + 2.0 * math.exp(-step / 30) + (2.1 * math.exp(-(step - 300) / 100) if jump and step >= 300 else 0)
-              for step in range(1, 601)]
+    levels = [0.3 + 2.0 * math.exp(-step / 30) + (2.1 * math.exp(-(step - at) / 100) if jump and step >= at else 0)
+              for step in range(1, steps + 1)]
     return _noisy(levels, seed, noise=0.1)
 
 
@@ -462,6 +462,28 @@ def test_a_jump_come_back_from_slowly_is_named_a_jump_not_a_steady_climb(seed: i
     assert event.message.startswith("loss jumped at step 300 from 0.29"), event.message
     assert "steadily" not in event.message and "times its lowest" in event.message, event.message
     assert divergence_events(_jump_back_slowly(seed, jump=False)) == []
+
+
+@pytest.mark.parametrize(("seed", "at", "steps", "skipped"), [(6, 700, 1000, None), (18, 300, 600, 290)])
+def test_a_jump_late_in_the_run_or_past_a_skipped_step_is_named_a_jump(seed: int, at: int, steps: int,
+                                                                      skipped: int | None) -> None:
+    """The same jump at step 700 of 1000, or at step 300 with a NaN loss at step 290: the climb
+    rule reports it, and said the loss "climbed steadily": the latest losses it keeps no
+    longer reach back over the climb's blocks (16 losses each past step 512), or no longer
+    date each loss by its place once a loss was skipped. The jump is dated from each block's
+    largest rise now. A steady climb from 0.3 to 8 times that over 400 steps, with a NaN loss
+    10 steps before it is reported, still climbed steadily."""
+    losses = _jump_back_slowly(seed, at=at, steps=steps)
+    steady = _noisy([0.3 + 2.0 * math.exp(-step / 30) + 0.3 * (1.005 ** max(step - steps + 400, 0) - 1)
+                     for step in range(1, steps + 1)], seed, noise=0.1)
+    if skipped is not None:
+        losses[skipped - 1] = math.nan
+    (event,) = divergence_events(losses)
+    assert event.extra["jump_step"] == at and event.message.startswith(f"loss jumped at step {at} from 0.2"), event
+    (climb,) = divergence_events(steady)
+    steady[climb.step - 10] = math.nan
+    for event in (climb, *divergence_events(steady)):
+        assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
 
 
 @pytest.mark.parametrize("seed", range(6))
