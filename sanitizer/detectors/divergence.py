@@ -90,13 +90,14 @@ Two rules, neither waiting for a long history:
   climb's own span of steps after it fell back: a learning rate growing 10% a
   step); a block under half of it drops it (the same
   regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
-  and 0.74 by themselves). A climb that one loss made (a jump 8 times its lowest,
-  come back from slowly, whose block medians rose by noise the 3 blocks before)
-  says so: the step of the jump and the loss it jumped to (`_jump`), read from each
-  block's largest rise from one loss to the next, so dated at any step of a long run and
-  across losses skipped or non-finite around it. Blocks are
-  merged two by two as the run grows: memory stays bounded and a slow climb
-  over a long run is seen at its own pace.
+  and 0.74 by themselves). A climb that one jump made (8 times its lowest in up to
+  JUMP_SPAN losses, come back from slowly, whose block medians rose by noise the 3
+  blocks before) says so (`_jump`): the step of the first loss that rose three quarters
+  of the way in the climb's largest rise within JUMP_SPAN losses, and that loss (the
+  jump 0.3, 1.35, 2.4 is dated at the loss 2.4). Each block keeps its largest such rise
+  as the losses arrive, so a jump is dated at any step of a long run and across losses
+  skipped or non-finite around it. Blocks are merged two by two as the run grows:
+  memory stays bounded and a slow climb over a long run is seen at its own pace.
 
 Past the warm-up, two or more losses 10 times the early level or more that run,
 unbroken, into an Inf or NaN loss are a blow-up too, reported at the first of them
@@ -179,6 +180,9 @@ RISES = 4  # block medians rising in a row
 CLIMB = 2.0  # the last block at least this many times the lowest one
 MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
+# a jump may take this many losses: a rise is read from the lowest of this many losses before one
+# (0.3 -> 1.35 -> 2.4 is one jump; a steady climb over 40 steps gains under a tenth of itself in 3)
+JUMP_SPAN = 3
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
 # a climb is reported once a later block median rises past its last, or after this many blocks
@@ -234,11 +238,12 @@ class DivergenceDetector(Detector):
         self.block_medians: list[float] = []
         # how far each block's own losses reach above its median, as a factor (`_block_reach`)
         self.block_reaches: list[float] = []
-        # each block's largest rise from one loss to the next (`_Rise`), the open block's apart:
+        # each block's largest rise over up to JUMP_SPAN losses (`_Rise`), the open block's apart:
         # they date a jump at any step of a long run, whatever losses were skipped around it
         self._block_rises: list[_Rise | None] = []
         self._rise: _Rise | None = None
-        self._previous: float | None = None  # the latest loss put in a block
+        # the latest losses put in blocks, with their steps: the span a rise is read over
+        self._recent: deque[tuple[int, float]] = deque(maxlen=JUMP_SPAN + 1)
         self.block_size = BLOCK
         self._block: list[float] = []
         self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)  # the latest losses
@@ -429,9 +434,10 @@ class DivergenceDetector(Detector):
 
     def _block_closed(self, step: int, loss: float) -> bool:
         self._block.append(loss)
-        previous, rise, self._previous = self._previous, self._rise, loss
-        if previous is not None and (rise is None or loss - previous > rise.size):
-            self._rise = _Rise(step, previous, loss)
+        self._recent.append((step, loss))
+        rise = _span_rise(self._recent)
+        if rise is not None and (self._rise is None or rise.size > self._rise.size):
+            self._rise = rise
         if len(self._block) < self.block_size:
             return False
         self.block_medians.append(median(self._block))
@@ -667,14 +673,15 @@ class DivergenceDetector(Detector):
                                  jump=self._jump(self.lowest(), last))
 
     def _jump(self, lowest: float, peak: float) -> tuple[int, float] | None:
-        """(step, loss) of the one loss a climb just found rose by, when it was a jump: the
-        largest rise from one loss to the next in the climb's blocks, from a loss within a
-        quarter of the rise above the lowest to one three quarters of it or more, the blocks
-        before its own all within that quarter and those after it all that high (a loss that
-        jumps 8 times at once and comes back slowly over 200 steps: its block medians may rise
-        by noise the three blocks before the jump's). None for a rise spread over the steps,
-        which goes through the blocks between. Read from each block's largest rise, so a jump
-        is dated however long the run and whatever losses were skipped or non-finite around it."""
+        """(step, loss) of the jump a climb just found rose by, when it was one. Of the climb's
+        blocks, the largest rise (`_Rise`: to a loss from the lowest of the JUMP_SPAN losses
+        before it) must start within a quarter of the climb above its lowest and date a loss
+        three quarters of the climb or more above it; the blocks before the rise's own all
+        within that quarter, those after it all that high (a loss that jumps 8 times at once
+        and comes back slowly over 200 steps: its block medians may rise by noise the three
+        blocks before the jump's). Returns the rise's dated loss, the first past three quarters
+        of the rise, and its step. None for a rise spread over more steps, which goes
+        through the blocks between."""
         medians, rises = self.block_medians[-(RISES + 1):], self._block_rises[-(RISES + 1):]
         at = max(range(len(rises)), key=lambda i: _rise_size(rises[i]))
         rise = rises[at]
@@ -722,14 +729,32 @@ class _Climb:
 
 @dataclass
 class _Rise:
-    """A rise from one loss to the next (losses not judged between them left out)."""
-    step: int  # the step of the loss it rose to
-    before: float
-    after: float
+    """A rise to a loss from the lowest of the JUMP_SPAN losses before it (losses not judged
+    between them left out), dated at the first loss past it that rose three quarters of the way."""
+    step: int  # the step of that loss
+    before: float  # the lowest loss it rose from
+    after: float  # that loss
 
     @property
     def size(self) -> float:
         return self.after - self.before
+
+
+def _span_rise(recent: deque[tuple[int, float]]) -> _Rise | None:
+    """The rise to the latest of `recent` (step, loss) from the lowest loss before it, or None
+    for the first loss. Dated at the first loss after the lowest that rose three quarters of the
+    way: 300 for 0.3 -> 2.4 at step 300 however the losses after it wander, 301 for a jump
+    that takes two losses, 0.3 -> 1.35 -> 2.4."""
+    *earlier, (latest_step, latest) = recent
+    if not earlier:
+        return None
+    low_at = min(range(len(earlier)), key=lambda i: earlier[i][1])
+    before = earlier[low_at][1]
+    if latest <= before:  # a fall: the latest loss's own
+        return _Rise(latest_step, before, latest)
+    top = before + 3 * (latest - before) / 4
+    step, after = next(pair for pair in earlier[low_at + 1:] + [(latest_step, latest)] if pair[1] >= top)
+    return _Rise(step, before, after)
 
 
 def _rise_size(rise: _Rise | None) -> float:

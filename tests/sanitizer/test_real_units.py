@@ -486,6 +486,28 @@ def test_a_jump_late_in_the_run_or_past_a_skipped_step_is_named_a_jump(seed: int
         assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
 
 
+def _trained_down(step: int) -> float:
+    """A loss trained down from 2.3 to 0.3, creeping up by a hundred-thousandth a step."""
+    return 0.3 + 2.0 * math.exp(-step / 30) + 1e-5 * step
+
+
+@pytest.mark.parametrize("rise", [(2.1,), (1.05, 2.1), (0.7, 1.4, 2.1)])
+def test_a_jump_that_takes_two_or_three_losses_is_named_a_jump(rise: tuple[float, ...]) -> None:
+    """The loss at 0.3 jumps to 2.4 at step 300 in one loss, in two (0.3, 1.35, 2.4) or in
+    three, and stays there: a jump, dated at the loss that reached the top (was: a jump of
+    two losses "climbed steadily", no one rise from one loss to the next went from the
+    lowest quarter to the top quarter of the climb). The same rise over 40 steps climbed
+    steadily."""
+    top = 300 + len(rise) - 1
+    jump = [_trained_down(step) + (rise[min(step - 300, len(rise) - 1)] if step >= 300 else 0)
+            for step in range(1, 500)]
+    (event,) = divergence_events(jump)
+    assert event.extra["jump_step"] == top and event.message.startswith(f"loss jumped at step {top} from 0.3"), event
+    climb = [_trained_down(step) + 2.1 * min(max(step - 300, 0) / 40, 1) for step in range(1, 500)]
+    (event,) = divergence_events(climb)
+    assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_healthy_noisy_runs_do_not_diverge(seed: int) -> None:
     decaying = [0.3 + 2.0 * 0.99 ** i for i in range(3000)]
