@@ -96,8 +96,9 @@ Two rules, neither waiting for a long history:
   of the way in the climb's largest rise within JUMP_SPAN losses, and that loss (the
   jump 0.3, 1.35, 2.4 is dated at the loss 2.4). Each block keeps its largest such rise
   as the losses arrive, so a jump is dated at any step of a long run and across losses
-  skipped or non-finite around it. Blocks are merged two by two as the run grows:
-  memory stays bounded and a slow climb over a long run is seen at its own pace.
+  skipped or non-finite around it. Blocks are merged two by two as the run grows (an
+  odd newest block waits for the next merge): memory stays bounded and a slow climb
+  over a long run is seen at its own pace.
 
 Past the warm-up, two or more losses 10 times the early level or more that run,
 unbroken, into an Inf or NaN loss are a blow-up too, reported at the first of them
@@ -136,7 +137,7 @@ import weakref
 from collections import deque
 from itertools import dropwhile
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import CLASS_INDEXED
@@ -445,10 +446,9 @@ class DivergenceDetector(Detector):
         self._block_rises.append(self._rise)
         self._block, self._rise = [], None
         if len(self.block_medians) > MAX_BLOCKS:
-            self.block_medians = _merged(self.block_medians)
-            self.block_reaches = _merged(self.block_reaches)
-            rises = self._block_rises
-            self._block_rises = [max(pair, key=_rise_size) for pair in zip(rises[0::2], rises[1::2])]
+            self.block_medians = _merged(self.block_medians, _mean)
+            self.block_reaches = _merged(self.block_reaches, _mean)
+            self._block_rises = _merged(self._block_rises, lambda a, b: max(a, b, key=_rise_size))
             self.block_size *= 2
         return True
 
@@ -888,9 +888,18 @@ def _class_indexed(record: StepRecord) -> bool:
                                for call in calls)
 
 
-def _merged(values: list[float]) -> list[float]:
-    """Neighbouring blocks' values merged two by two (their mean)."""
-    return [(a + b) / 2 for a, b in zip(values[0::2], values[1::2])]
+_Value = TypeVar("_Value")
+
+
+def _merged(values: list[_Value], combine: Callable[[_Value, _Value], _Value]) -> list[_Value]:
+    """Neighbouring blocks' values merged two by two by `combine`; an odd newest block is kept
+    as it is (merged with the next one next time), so a jump in it is not lost."""
+    merged = [combine(a, b) for a, b in zip(values[0::2], values[1::2])]
+    return merged + values[2 * len(merged):]
+
+
+def _mean(a: float, b: float) -> float:
+    return (a + b) / 2
 
 
 def _block_reach(block: list[float]) -> float:

@@ -508,6 +508,17 @@ def test_a_jump_that_takes_two_or_three_losses_is_named_a_jump(rise: tuple[float
     assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
 
 
+@pytest.mark.parametrize("at", [505, 512, 513, 516, 520, 521, 1028, 1034, 1040, 1046, 1049])
+def test_a_jump_next_to_where_blocks_are_merged_is_dated(at: int) -> None:
+    """A jump of the loss from 0.3 to 2.4 that stays, at steps around the first merge of
+    blocks (the 65th block of 8 losses: steps 513-520) and the second (steps 1033-1048):
+    merging 65 blocks two by two dropped the newest, and with it the jump's rise, so the jump
+    "climbed steadily". The odd newest block is kept unmerged now."""
+    losses = [_trained_down(step) + (2.1 if step >= at else 0) for step in range(1, at + 200)]
+    (event,) = divergence_events(losses)
+    assert event.extra["jump_step"] == at and event.message.startswith(f"loss jumped at step {at} from 0.3"), event
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_healthy_noisy_runs_do_not_diverge(seed: int) -> None:
     decaying = [0.3 + 2.0 * 0.99 ** i for i in range(3000)]
