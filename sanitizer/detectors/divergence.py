@@ -90,10 +90,14 @@ Two rules, neither waiting for a long history:
   climb's own span of steps after it fell back: a learning rate growing 10% a
   step); a block under half of it drops it (the same
   regression's block medians rise 4 times from 0.09 to 2.0 and fall back to 1.06
-  and 0.74 by themselves). A climb that one loss made (a jump 8 times its lowest,
-  come back from slowly, whose block medians rose by noise the 3 blocks before)
-  says so: the step of the jump and the loss it jumped to (`_jump`). Blocks are
-  merged two by two as the run grows: memory stays bounded and a slow climb
+  and 0.74 by themselves). A climb that one jump made (8 times its lowest in up to
+  JUMP_SPAN losses, come back from slowly, whose block medians rose by noise the 3
+  blocks before) says so (`_jump`): the step of the first loss that rose three quarters
+  of the way in the climb's largest rise within JUMP_SPAN losses, and that loss (the
+  jump 0.3, 1.35, 2.4 is dated at the loss 2.4). Each block keeps its largest such rise
+  as the losses arrive, so a jump is dated at any step of a long run and across losses
+  skipped or non-finite around it. Blocks are merged two by two as the run grows (an
+  odd newest block waits for the next merge): memory stays bounded and a slow climb
   over a long run is seen at its own pace.
 
 Past the warm-up, two or more losses 10 times the early level or more that run,
@@ -133,7 +137,7 @@ import weakref
 from collections import deque
 from itertools import dropwhile
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from sanitizer.core.events import Event
 from sanitizer.core.loss_calls import CLASS_INDEXED
@@ -177,6 +181,9 @@ RISES = 4  # block medians rising in a row
 CLIMB = 2.0  # the last block at least this many times the lowest one
 MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
+# a jump may take this many losses: a rise is read from the lowest of this many losses before one
+# (0.3 -> 1.35 -> 2.4 is one jump; a steady climb over 40 steps gains under a tenth of itself in 3)
+JUMP_SPAN = 3
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
 # a climb is reported once a later block median rises past its last, or after this many blocks
@@ -222,9 +229,6 @@ class DivergenceDetector(Detector):
         self._params: dict[int, weakref.ref[Tensor]] = {}
         self._new_model = True
         self._last: float | None = None  # the latest loss judged or watched, non-finite too
-        # the latest step whose loss was not judged (skipped, partial, non-finite): the losses
-        # kept since then are one a step, so a loss's place among them dates it
-        self._unjudged_step: int | None = None
         # the divergence reported, and the loss at or above which the run is still diverged
         self._diverged: tuple[Event, float] | None = None
         self._start()
@@ -235,6 +239,12 @@ class DivergenceDetector(Detector):
         self.block_medians: list[float] = []
         # how far each block's own losses reach above its median, as a factor (`_block_reach`)
         self.block_reaches: list[float] = []
+        # each block's largest rise over up to JUMP_SPAN losses (`_Rise`), the open block's apart:
+        # they date a jump at any step of a long run, whatever losses were skipped around it
+        self._block_rises: list[_Rise | None] = []
+        self._rise: _Rise | None = None
+        # the latest losses put in blocks, with their steps: the span a rise is read over
+        self._recent: deque[tuple[int, float]] = deque(maxlen=JUMP_SPAN + 1)
         self.block_size = BLOCK
         self._block: list[float] = []
         self._window: deque[float] = deque(maxlen=PLATEAU_STEPS)  # the latest losses
@@ -257,13 +267,11 @@ class DivergenceDetector(Detector):
     def on_step(self, record: StepRecord, sink: Sink) -> None:
         loss = record.loss
         if record.partial or record.skipped or loss is None:
-            self._unjudged_step = record.step
             return
         lrs_before, lr = list(self._lrs), record.lr
         self._lrs.append(lr)
         self._last = loss
         if not math.isfinite(loss):
-            self._unjudged_step = record.step
             rising = self._rising if self._rising is not None and self._rising.high >= RUN_TO_NAN else None
             blow_up = self._pending or (rising if self.reported_step is None else None)
             if blow_up is not None:  # the blow-up went on to Inf or NaN: no coming back
@@ -351,7 +359,7 @@ class DivergenceDetector(Detector):
         plateau = self._plateau(level) if level is not None and self._steps % PLATEAU_EVERY == 0 else None
         if plateau is not None:
             self._report_blow_up(sink, plateau)
-        elif self._block_closed(loss) and level is not None:
+        elif self._block_closed(record.step, loss) and level is not None:
             self._follow_climb(record, sink, level)
 
     def _after_early(self) -> list[float]:
@@ -425,16 +433,22 @@ class DivergenceDetector(Detector):
         value = loss if self._steps <= QUICK else median(list(self._window)[-RECENT:])
         return value >= BLOWUP * level
 
-    def _block_closed(self, loss: float) -> bool:
+    def _block_closed(self, step: int, loss: float) -> bool:
         self._block.append(loss)
+        self._recent.append((step, loss))
+        rise = _span_rise(self._recent)
+        if rise is not None and (self._rise is None or rise.size > self._rise.size):
+            self._rise = rise
         if len(self._block) < self.block_size:
             return False
         self.block_medians.append(median(self._block))
         self.block_reaches.append(_block_reach(self._block))
-        self._block = []
+        self._block_rises.append(self._rise)
+        self._block, self._rise = [], None
         if len(self.block_medians) > MAX_BLOCKS:
-            self.block_medians = _merged(self.block_medians)
-            self.block_reaches = _merged(self.block_reaches)
+            self.block_medians = _merged(self.block_medians, _mean)
+            self.block_reaches = _merged(self.block_reaches, _mean)
+            self._block_rises = _merged(self._block_rises, lambda a, b: max(a, b, key=_rise_size))
             self.block_size *= 2
         return True
 
@@ -656,25 +670,26 @@ class DivergenceDetector(Detector):
             self._dropped = None
             span = (RISES + 1) * self.block_size
             self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last, span,
-                                 jump=self._jump(record.step, self.lowest(), last, span))
+                                 jump=self._jump(self.lowest(), last))
 
-    def _jump(self, step: int, lowest: float, peak: float, span: int) -> tuple[int, float] | None:
-        """(step, loss) of the one loss a climb found at `step` rose by, when it was a jump: the
-        first loss three quarters of the rise above the lowest or more whose block's worth of
-        losses before it are still within a quarter of it, and the median of those from it on
-        that high too (a loss that jumps 8 times at once and comes back slowly over 200 steps:
-        its block medians may rise by noise the three blocks before the jump's). None for a
-        rise spread over the steps, or when the latest losses kept do not cover the climb's
-        span one loss a step (a loss skipped or non-finite in it: their places no longer date
-        them)."""
-        losses = list(self._window)[-span:]
-        first = step - len(losses) + 1
-        if len(losses) < span or (self._unjudged_step is not None and self._unjudged_step >= first):
-            return None
+    def _jump(self, lowest: float, peak: float) -> tuple[int, float] | None:
+        """(step, loss) of the jump a climb just found rose by, when it was one. Of the climb's
+        blocks, the largest rise (`_Rise`: to a loss from the lowest of the JUMP_SPAN losses
+        before it) must start within a quarter of the climb above its lowest and date a loss
+        three quarters of the climb or more above it; the blocks before the rise's own all
+        within that quarter, those after it all that high (a loss that jumps 8 times at once
+        and comes back slowly over 200 steps: its block medians may rise by noise the three
+        blocks before the jump's). Returns the rise's dated loss, the first past three quarters
+        of the rise, and its step. None for a rise spread over more steps, which goes
+        through the blocks between."""
+        medians, rises = self.block_medians[-(RISES + 1):], self._block_rises[-(RISES + 1):]
+        at = max(range(len(rises)), key=lambda i: _rise_size(rises[i]))
+        rise = rises[at]
         low, high = lowest + (peak - lowest) / 4, lowest + 3 * (peak - lowest) / 4
-        at = next((i for i in range(1, span) if losses[i] >= high and median(losses[i:]) >= high
-                   and median(losses[max(i - self.block_size, 0):i]) <= low), None)
-        return (first + at, losses[at]) if at is not None else None
+        if (rise is None or rise.before > low or rise.after < high or any(block > low for block in medians[:at])
+                or any(block < high for block in medians[at + 1:])):
+            return None
+        return rise.step, rise.after
 
     def _report_climb(self, sink: Sink, climb: _Climb) -> None:
         """Report a climb at the step it was found."""
@@ -710,6 +725,40 @@ class _Climb:
     span: int  # the steps the rising blocks cover
     blocks: int = 0  # blocks closed since
     jump: tuple[int, float] | None = None  # (step, loss) of the one loss it rose by (`_jump`)
+
+
+@dataclass
+class _Rise:
+    """A rise to a loss from the lowest of the JUMP_SPAN losses before it (losses not judged
+    between them left out), dated at the first loss past it that rose three quarters of the way."""
+    step: int  # the step of that loss
+    before: float  # the lowest loss it rose from
+    after: float  # that loss
+
+    @property
+    def size(self) -> float:
+        return self.after - self.before
+
+
+def _span_rise(recent: deque[tuple[int, float]]) -> _Rise | None:
+    """The rise to the latest of `recent` (step, loss) from the lowest loss before it, or None
+    for the first loss. Dated at the first loss after the lowest that rose three quarters of the
+    way: 300 for 0.3 -> 2.4 at step 300 however the losses after it wander, 301 for a jump
+    that takes two losses, 0.3 -> 1.35 -> 2.4."""
+    *earlier, (latest_step, latest) = recent
+    if not earlier:
+        return None
+    low_at = min(range(len(earlier)), key=lambda i: earlier[i][1])
+    before = earlier[low_at][1]
+    if latest <= before:  # a fall: the latest loss's own
+        return _Rise(latest_step, before, latest)
+    top = before + 3 * (latest - before) / 4
+    step, after = next(pair for pair in earlier[low_at + 1:] + [(latest_step, latest)] if pair[1] >= top)
+    return _Rise(step, before, after)
+
+
+def _rise_size(rise: _Rise | None) -> float:
+    return rise.size if rise is not None else -math.inf
 
 
 @dataclass
@@ -839,9 +888,18 @@ def _class_indexed(record: StepRecord) -> bool:
                                for call in calls)
 
 
-def _merged(values: list[float]) -> list[float]:
-    """Neighbouring blocks' values merged two by two (their mean)."""
-    return [(a + b) / 2 for a, b in zip(values[0::2], values[1::2])]
+_Value = TypeVar("_Value")
+
+
+def _merged(values: list[_Value], combine: Callable[[_Value, _Value], _Value]) -> list[_Value]:
+    """Neighbouring blocks' values merged two by two by `combine`; an odd newest block is kept
+    as it is (merged with the next one next time), so a jump in it is not lost."""
+    merged = [combine(a, b) for a, b in zip(values[0::2], values[1::2])]
+    return merged + values[2 * len(merged):]
+
+
+def _mean(a: float, b: float) -> float:
+    return (a + b) / 2
 
 
 def _block_reach(block: list[float]) -> float:

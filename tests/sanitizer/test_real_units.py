@@ -442,11 +442,11 @@ def test_steady_climb_is_seen() -> None:
     assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
 
 
-def _jump_back_slowly(seed: int, jump: bool = True) -> list[float]:
-    """A loss trained down from 2.3 to 0.3, that jumps at step 300 to 8 times that and comes
+def _jump_back_slowly(seed: int, jump: bool = True, at: int = 300, steps: int = 600) -> list[float]:
+    """A loss trained down from 2.3 to 0.3, that jumps at step `at` to 8 times that and comes
     back over 200 steps; each loss within 10%."""
-    levels = [0.3 + 2.0 * math.exp(-step / 30) + (2.1 * math.exp(-(step - 300) / 100) if jump and step >= 300 else 0)
-              for step in range(1, 601)]
+    levels = [0.3 + 2.0 * math.exp(-step / 30) + (2.1 * math.exp(-(step - at) / 100) if jump and step >= at else 0)
+              for step in range(1, steps + 1)]
     return _noisy(levels, seed, noise=0.1)
 
 
@@ -462,6 +462,61 @@ def test_a_jump_come_back_from_slowly_is_named_a_jump_not_a_steady_climb(seed: i
     assert event.message.startswith("loss jumped at step 300 from 0.29"), event.message
     assert "steadily" not in event.message and "times its lowest" in event.message, event.message
     assert divergence_events(_jump_back_slowly(seed, jump=False)) == []
+
+
+@pytest.mark.parametrize(("seed", "at", "steps", "skipped"), [(6, 700, 1000, None), (18, 300, 600, 290)])
+def test_a_jump_late_in_the_run_or_past_a_skipped_step_is_named_a_jump(seed: int, at: int, steps: int,
+                                                                      skipped: int | None) -> None:
+    """The same jump at step 700 of 1000, or at step 300 with a NaN loss at step 290: the climb
+    rule reports it, and said the loss "climbed steadily": the latest losses it keeps no
+    longer reach back over the climb's blocks (16 losses each past step 512), or no longer
+    date each loss by its place once a loss was skipped. The jump is dated from each block's
+    largest rise now. A steady climb from 0.3 to 8 times that over 400 steps, with a NaN loss
+    10 steps before it is reported, still climbed steadily."""
+    losses = _jump_back_slowly(seed, at=at, steps=steps)
+    steady = _noisy([0.3 + 2.0 * math.exp(-step / 30) + 0.3 * (1.005 ** max(step - steps + 400, 0) - 1)
+                     for step in range(1, steps + 1)], seed, noise=0.1)
+    if skipped is not None:
+        losses[skipped - 1] = math.nan
+    (event,) = divergence_events(losses)
+    assert event.extra["jump_step"] == at and event.message.startswith(f"loss jumped at step {at} from 0.2"), event
+    (climb,) = divergence_events(steady)
+    steady[climb.step - 10] = math.nan
+    for event in (climb, *divergence_events(steady)):
+        assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
+
+
+def _trained_down(step: int) -> float:
+    """A loss trained down from 2.3 to 0.3, creeping up by a hundred-thousandth a step."""
+    return 0.3 + 2.0 * math.exp(-step / 30) + 1e-5 * step
+
+
+@pytest.mark.parametrize("rise", [(2.1,), (1.05, 2.1), (0.7, 1.4, 2.1)])
+def test_a_jump_that_takes_two_or_three_losses_is_named_a_jump(rise: tuple[float, ...]) -> None:
+    """The loss at 0.3 jumps to 2.4 at step 300 in one loss, in two (0.3, 1.35, 2.4) or in
+    three, and stays there: a jump, dated at the loss that reached the top (was: a jump of
+    two losses "climbed steadily", no one rise from one loss to the next went from the
+    lowest quarter to the top quarter of the climb). The same rise over 40 steps climbed
+    steadily."""
+    top = 300 + len(rise) - 1
+    jump = [_trained_down(step) + (rise[min(step - 300, len(rise) - 1)] if step >= 300 else 0)
+            for step in range(1, 500)]
+    (event,) = divergence_events(jump)
+    assert event.extra["jump_step"] == top and event.message.startswith(f"loss jumped at step {top} from 0.3"), event
+    climb = [_trained_down(step) + 2.1 * min(max(step - 300, 0) / 40, 1) for step in range(1, 500)]
+    (event,) = divergence_events(climb)
+    assert event.message.startswith("loss climbed steadily") and "jump_step" not in event.extra, event
+
+
+@pytest.mark.parametrize("at", [505, 512, 513, 516, 520, 521, 1028, 1034, 1040, 1046, 1049])
+def test_a_jump_next_to_where_blocks_are_merged_is_dated(at: int) -> None:
+    """A jump of the loss from 0.3 to 2.4 that stays, at steps around the first merge of
+    blocks (the 65th block of 8 losses: steps 513-520) and the second (steps 1033-1048):
+    merging 65 blocks two by two dropped the newest, and with it the jump's rise, so the jump
+    "climbed steadily". The odd newest block is kept unmerged now."""
+    losses = [_trained_down(step) + (2.1 if step >= at else 0) for step in range(1, at + 200)]
+    (event,) = divergence_events(losses)
+    assert event.extra["jump_step"] == at and event.message.startswith(f"loss jumped at step {at} from 0.3"), event
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -5,6 +5,7 @@ loss spikes and is back at the next step. Options:
 
     --restart-lr LR   the schedule's restart at step 120 jumps the learning rate to LR
                       (a config typo: 50 for 0.05): the loss spikes and blows up to Inf.
+    --seed N          torch's seed (3 by default), for bench/sanitizer_seeds.py.
 
 Expected: with `--restart-lr 50` the blow-up at step 120 is the first problem, with the
 spike it began with, and the spike of step 40, come back from long before, a problem
@@ -19,8 +20,9 @@ from torch import nn
 parser = argparse.ArgumentParser()
 parser.add_argument("--restart-lr", type=float, default=0.05)
 parser.add_argument("--steps", type=int, default=160)
+parser.add_argument("--seed", type=int, default=3)
 args = parser.parse_args()
-torch.manual_seed(3)
+torch.manual_seed(args.seed)
 FEATURES = 10  # weekday, month, holiday, price, discount, ... (standardised)
 true_weights = torch.randn(FEATURES, 1) * 0.5
 
