@@ -1,0 +1,64 @@
+"""`kept_past_iteration` tells whether a list bound anew each iteration of a loop, or
+anything built from it, may be read once that iteration is over; it follows the
+bindings in their order, and answers "kept" wherever it cannot tell."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from trainlint.analysis.accumulators import kept_past_iteration
+from trainlint.context import FileContext
+
+_HEAD = """\
+def train(loader, parts, meter, history, flag):
+    for batch in loader:
+        losses = []
+        for part in batch.chunk(parts):
+            loss = part.sum()
+            losses.append(loss)
+"""
+
+
+def _kept(tail: str, head: str = _HEAD) -> bool:
+    source = head + textwrap.indent(textwrap.dedent(tail), "        ")
+    ctx = FileContext("t.py", source, cst.parse_module(source))
+    loop = next(node for node in ctx.nodes_of(cst.For) if type(node.iter) is cst.Name)  # type: ignore[attr-defined]
+    filling = {node for node in ctx.nodes_of(cst.Call) if ctx.code(node) == "losses.append(loss)"}
+    return kept_past_iteration(ctx, loop, "losses", filling)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tail", [
+    "print(sum(losses).item())\n",
+    "meter.update(len(losses))\n",
+    # made a number by a later binding before the meter gets it
+    "total = sum(losses)\ntotal.div_(parts)\ntotal = total.item()\nmeter.update(total)\n",
+])
+def test_what_is_read_within_the_iteration_is_not_kept(tail: str) -> None:
+    assert not _kept(tail)
+
+
+@pytest.mark.parametrize("tail", [
+    # handed to a meter before the binding that makes it a number
+    "total = sum(losses)\nmeter.update(total)\ntotal = total.item()\n",
+    "history.append(sum(losses))\n",
+    "meter.last = sum(losses)\n",
+    # bound in one branch: a later iteration may read the sum of an earlier one
+    "if flag:\n    total = sum(losses)\nprint(total)\n",
+    # read by a function that may run after the iteration
+    "def total():\n    return sum(losses)\nmeter.register(total)\n",
+    "last = (kept := sum(losses))\n",
+])
+def test_what_may_be_read_after_the_iteration_is_kept(tail: str) -> None:
+    assert _kept(tail)
+
+
+def test_a_read_before_the_list_is_bound_anew_reads_the_earlier_iterations_list() -> None:
+    head = _HEAD.replace("        losses = []\n", "        previous = losses\n        losses = []\n", 1)
+    assert _kept("print(sum(previous).item())\n", head)
+
+
+def test_a_list_bound_to_what_may_be_shared_is_kept() -> None:
+    assert _kept("print(sum(losses).item())\n", _HEAD.replace("losses = []", "losses = history", 1))
