@@ -29,7 +29,9 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.handlers import falls_through
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
+from trainlint.analysis.loops import (
+    calling_loops, grad_mode_at, innermost_loop, is_backward, optimizer_step, reachable_nodes,
+)
 from trainlint.analysis.scopes import (
     alternatives, argument_slots, assigned_parts, assignment_targets, binding_scope, dotted_name,
     instance_parameter,
@@ -264,7 +266,8 @@ class LossAccumulatedWithGraph(Rule):
     losses[:]`, also in a method that every iteration calls, on every run of
     it), nor does a list of the micro-batch losses of one step (a loop that steps
     nothing, each back-propagated) bound to a fresh empty list (`losses = []`) at
-    the top of every iteration of the loop around it, which steps, when nothing
+    the top of every iteration of the loop around it, which steps an optimizer
+    itself past that loop (`optimizer.step()`; not only a scheduler), when nothing
     built from it outlives the iteration: followed in the order of the
     bindings, so that `loss = sum(losses)` made a number by `loss =
     loss.item()` before a meter is given it keeps nothing, while a sum handed
@@ -1928,6 +1931,19 @@ class LossAccumulatedWithGraph(Rule):
         "            self.on_step_end()\n"
         "    def on_step_end(self):\n"
         "        self.history.append(sum(self.losses))\n",
+        # an epoch's losses in a list set anew every epoch: the loop over the batches steps through
+        # a function it is handed, out of sight, and only the scheduler steps once per epoch
+        "import torch\n"
+        "def train(model, optimizer, scheduler, loader, criterion, epochs, update):\n"
+        "    for epoch in range(epochs):\n"
+        "        losses = []\n"
+        "        for x, y in loader:\n"
+        "            loss = criterion(model(x), y)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "            update(optimizer)\n"
+        "        scheduler.step()\n"
+        "        print(sum(losses).item())\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3914,12 +3930,13 @@ class LossAccumulatedWithGraph(Rule):
     def _one_step_list(self, inner: cst.For | cst.While, node: cst.CSTNode, accumulator: str) -> bool:
         """The list `accumulator`, filled at `node` by `inner` (a loop over the micro-batches
         of one step: it steps nothing), holds one step's losses only: the loop around
-        `inner` steps, binds the list to a fresh empty one on every iteration before `inner`
-        fills it, and keeps nothing built from it past the iteration (see
-        `kept_past_iteration`)."""
+        `inner` steps an optimizer itself, past `inner` (`optimizer.step()`), binds the list
+        to a fresh empty one on every iteration before `inner` fills it, and keeps nothing
+        built from it past the iteration (see `kept_past_iteration`)."""
         outer = self._loop_around(inner)
         if (outer is None or not accumulator.isidentifier() or not own_variable(self.ctx, node, accumulator)
-                or self._steps(inner) or not self._steps(outer) or not self._fresh_before(outer, inner, accumulator)):
+                or self._steps(inner) or not self._steps_past(outer, inner)
+                or not self._fresh_before(outer, inner, accumulator)):
             return False
         filling = {other for other, name in self._accumulators.items() if name == accumulator} | {node}
         return not kept_past_iteration(self.ctx, outer, accumulator, filling)
@@ -3940,6 +3957,12 @@ class LossAccumulatedWithGraph(Rule):
                         and self._every_iteration(small, outer)):
                     return True
         return False
+
+    def _steps_past(self, outer: cst.For | cst.While, inner: cst.For | cst.While) -> bool:
+        """`outer`'s own body steps an optimizer (see `optimizer_step`) past `inner`."""
+        end = self.ctx.subtree_end(inner)
+        return any(self.ctx.order_index(node) > end and optimizer_step(self.ctx, node) is not None
+                   for node in self.ctx.subtree(outer.body))
 
     def _steps(self, loop: cst.For | cst.While) -> bool:
         """An iteration of `loop` may step something (`opt.step()`, `scaler.step(opt)`, even
