@@ -272,9 +272,12 @@ class LossAccumulatedWithGraph(Rule):
     bindings, so that `loss = sum(losses)` made a number by `loss =
     loss.item()` before a meter is given it keeps nothing, while a sum handed
     to a meter, stored, returned, kept under another name into the next
-    iteration (`previous = losses` before `losses = []`) or read after the loop
-    keeps the list flagged, as does a list that is an attribute or reset
-    after the appends or only in one branch; one reset only under a condition
+    iteration (`previous = losses` before `losses = []`), carried from step to
+    step under its own name (`total = total + sum(losses)`, `last =
+    losses[-1] if last is None else last`: what the right side reads is of the
+    step before) or read after the loop keeps the list flagged, as does a list
+    that is an attribute or reset after the appends or only in one branch; one
+    reset only under a condition
     (`if step % 100 == 0: total = 0`, also a reset method called there)
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
@@ -1944,6 +1947,144 @@ class LossAccumulatedWithGraph(Rule):
         "            update(optimizer)\n"
         "        scheduler.step()\n"
         "        print(sum(losses).item())\n",
+        # a step's micro-batch list set anew each step, but its sum carried from step to step in a total
+        # under its own name: the total holds every step's graph
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = total + sum(losses)\n"
+        "        print(total.item())\n",
+        # ... the total on the right of the sum
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = sum(losses) + total\n",
+        # ... the last micro-batch loss of each step carried in the total
+        Example(
+            "import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    total = 0\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss)  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total = total + losses[-1]\n",
+            fixed="import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    total = 0\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss.detach())  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total = total + losses[-1]\n",
+        ),
+        # ... the largest sum so far kept: a call that may return the total it is given
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = max(total, sum(losses))\n",
+        # ... the total annotated
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total: float = total + sum(losses)\n",
+        # ... the total carried only in one branch
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, flag):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        if flag:\n"
+        "            total = total + sum(losses)\n",
+        # ... the sum bound first, then added to the total
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        s = sum(losses)\n"
+        "        total = total + s\n",
+        # ... the first step's last micro-batch loss kept for every later step
+        Example(
+            "import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    last = None\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss)  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        last = losses[-1] if last is None else last\n"
+            "        print(last.item())\n",
+            fixed="import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    last = None\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss.detach())  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        last = losses[-1] if last is None else last\n"
+            "        print(last.item())\n",
+        ),
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3323,6 +3464,23 @@ class LossAccumulatedWithGraph(Rule):
         "            loss.div_(dist.get_world_size())\n"
         "        loss = loss.item()\n"
         "        meter.update(loss, len(losses))\n",
+        # a step's micro-batch list set anew each step, its sum made a number before it is added to the
+        # total carried from step to step: the total holds no graph
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total, best = 0.0, float('inf')\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = total + sum(losses).item()\n"
+        "        s = sum(losses)\n"
+        "        best = min(best, s.item())\n"
+        "        print(total, best)\n",
     )
 
     def finish(self) -> None:

@@ -354,7 +354,8 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
     what reads it later reads a number). It may outlive the iteration where: a binding of
     `name` is anything but a fresh empty list (the object may be shared); it is read in
     an iteration after the one that built it or after the loop (`keep = losses` before
-    `losses = []`), or read by a nested function or bound by `:=`; it is handed to a call
+    `losses = []`; `total = total + sum(losses)` reads the total of the iteration
+    before: a binding binds past the value it reads), or read by a nested function or bound by `:=`; it is handed to a call
     that may keep it (anything but library math, printing and logging, and `sum`, `len`
     and the like), stored in an attribute, an item or another container, returned,
     yielded, asked for its graph (`.grad_fn`), or held by a variable of another scope."""
@@ -408,7 +409,7 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
         if not sources:
             continue
         at = ctx.order_index(read)
-        if not start < at <= end or any(source is not read and ctx.order_index(source) > at for source in sources):
+        if not start < at <= end or any(source is not read and _bound_at(ctx, source) >= at for source in sources):
             return True  # read after the loop, or in an iteration after the one that built it
         if read.value not in unordered and not any(
                 ctx.order_index(value) > start for value in always_before(ctx, read, rebindings[read.value])):
@@ -424,15 +425,25 @@ def _reaching(ctx: FileContext, use: cst.Name, values: list[cst.CSTNode]) -> lis
     """`reaching`, less the values assigned after `use` in a loop whose every way back to
     `use` runs a binding that always runs before it (`loss = sum(losses)` after the
     micro-batch loop does not reach its `loss.backward()`, which `loss = criterion(...)`
-    always precedes)."""
+    always precedes). A binding whose value holds `use` binds after it: in a loop, `total`
+    of `total = total + sum(losses)` reads what that binding gave it an iteration before."""
+    around = set(ctx.ancestors(use))
     found = reaching(ctx, use, values)
+    found += [value for value in values if value in around and value not in found]
     last = max(map(ctx.order_index, always_before(ctx, use, values)), default=None)
     if last is None:
         return found
     at = ctx.order_index(use)
-    loops = [a for a in ctx.ancestors(use) if type(a) in (cst.For, cst.While) and ctx.order_index(a) > last]
-    return [value for value in found if ctx.order_index(value) < at or any(
+    loops = [a for a in around if type(a) in (cst.For, cst.While) and ctx.order_index(a) > last]
+    return [value for value in found if _bound_at(ctx, value) < at or any(
         ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop) for loop in loops)]
+
+
+def _bound_at(ctx: FileContext, binder: cst.CSTNode) -> int:
+    """The place in source order where `binder` (one of `_binders`) binds or stores: past
+    its value (`total = total + sum(losses)` reads `total` before binding it), or, for a
+    `for` loop, past its iterable, before the body that reads its target."""
+    return ctx.subtree_end(binder.iter if type(binder) is cst.For else binder)  # type: ignore[attr-defined]
 
 
 def _empty_list(value: cst.BaseExpression) -> bool:

@@ -40,6 +40,32 @@ def test_what_is_read_within_the_iteration_is_not_kept(tail: str) -> None:
     assert not _kept(tail)
 
 
+# a total and a last value carried from one iteration to the next
+_CARRYING = _HEAD.replace("    for batch in loader:\n", "    total = 0\n    last = None\n    for batch in loader:\n", 1)
+
+
+@pytest.mark.parametrize("tail", [
+    "total = total + sum(losses)\n",
+    "total = sum(losses) + total\n",
+    "total = total + losses[-1]\n",
+    "total = max(total, sum(losses))\n",
+    "total: float = total + sum(losses)\n",
+    "if flag:\n    total = total + sum(losses)\n",
+    "s = sum(losses)\ntotal = total + s\n",
+    "last = losses[-1] if last is None else last\n",
+])
+def test_what_a_binding_reads_of_its_own_name_is_of_the_iteration_before(tail: str) -> None:
+    assert _kept(tail, _CARRYING)
+
+
+@pytest.mark.parametrize("tail", [
+    "total = total + sum(losses).item()\n",
+    "s = sum(losses)\ntotal = total + s.item()\n",
+])
+def test_a_number_carried_to_the_next_iteration_is_not_kept(tail: str) -> None:
+    assert not _kept(tail, _CARRYING)
+
+
 @pytest.mark.parametrize("tail", [
     # handed to a meter before the binding that makes it a number
     "total = sum(losses)\nmeter.update(total)\ntotal = total.item()\n",
