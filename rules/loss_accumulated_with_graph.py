@@ -276,8 +276,9 @@ class LossAccumulatedWithGraph(Rule):
     step under its own name (`total = total + sum(losses)`, `last =
     losses[-1] if last is None else last`: what the right side reads is of the
     step before) or read after the loop keeps the list flagged, as does a list
-    that is an attribute or reset after the appends or only in one branch; one
-    reset only under a condition
+    that is an attribute or reset after the appends or only in one branch, or
+    one filled by a loop that steps itself (`optimizer.step()` every `accum`
+    batches: the list is the epoch's); one reset only under a condition
     (`if step % 100 == 0: total = 0`, also a reset method called there)
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
@@ -2085,6 +2086,22 @@ class LossAccumulatedWithGraph(Rule):
             "        last = losses[-1] if last is None else last\n"
             "        print(last.item())\n",
         ),
+        # an epoch's losses in a list set anew every epoch: the loop over the batches steps the optimizer
+        # every `accum` batches, and once more after it for the last, partial accumulation
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, epochs, accum):\n"
+        "    for epoch in range(epochs):\n"
+        "        losses = []\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            loss = criterion(model(x), y) / accum\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "            if (i + 1) % accum == 0:\n"
+        "                optimizer.step()\n"
+        "                optimizer.zero_grad()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        print(sum(losses).item() / len(losses))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it

@@ -76,6 +76,8 @@ def test_a_number_carried_to_the_next_iteration_is_not_kept(tail: str) -> None:
     # read by a function that may run after the iteration
     "def total():\n    return sum(losses)\nmeter.register(total)\n",
     "last = (kept := sum(losses))\n",
+    # a comprehension's target is read in no order: whatever it holds goes to the history
+    "[history.append(l) for l in losses]\n",
 ])
 def test_what_may_be_read_after_the_iteration_is_kept(tail: str) -> None:
     assert _kept(tail)
