@@ -8,6 +8,7 @@ from trainlint.analysis.accumulators import (
     consumed_names,
     detaches,
     escapes,
+    kept_past_iteration,
     may_hold_number,
     needs_tensor,
     own_variable,
@@ -28,7 +29,9 @@ from trainlint.analysis.dataflow import (
 from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.handlers import falls_through
 from trainlint.analysis.literals import string_value
-from trainlint.analysis.loops import calling_loops, grad_mode_at, innermost_loop, is_backward, reachable_nodes
+from trainlint.analysis.loops import (
+    calling_loops, grad_mode_at, innermost_loop, is_backward, optimizer_step, reachable_nodes,
+)
 from trainlint.analysis.scopes import (
     alternatives, argument_slots, assigned_parts, assignment_targets, binding_scope, dotted_name,
     instance_parameter,
@@ -47,7 +50,7 @@ from trainlint.analysis.hook_runs import hook_runs
 from trainlint.analysis.summarize import kept_parameters
 from trainlint.analysis.walk import iter_nodes
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import BACKWARD, GRAPH, Summary
+from trainlint.summaries import BACKWARD, GRAPH, STEP, Summary
 
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 # tensor methods that return a tensor of the same graph (`loss.float()` on a float32
@@ -261,7 +264,21 @@ class LossAccumulatedWithGraph(Rule):
     nothing across iterations (also as a part of a tuple: `losses, n = [],
     0`), nor does a list emptied on every iteration (`losses.clear()`, `del
     losses[:]`, also in a method that every iteration calls, on every run of
-    it); one reset only under a condition
+    it), nor does a list of the micro-batch losses of one step (a loop that steps
+    nothing, each back-propagated) bound to a fresh empty list (`losses = []`) at
+    the top of every iteration of the loop around it, which steps an optimizer
+    itself past that loop (`optimizer.step()`; not only a scheduler), when nothing
+    built from it outlives the iteration: followed in the order of the
+    bindings, so that `loss = sum(losses)` made a number by `loss =
+    loss.item()` before a meter is given it keeps nothing, while a sum handed
+    to a meter, stored, returned, kept under another name into the next
+    iteration (`previous = losses` before `losses = []`), carried from step to
+    step under its own name (`total = total + sum(losses)`, `last =
+    losses[-1] if last is None else last`: what the right side reads is of the
+    step before) or read after the loop keeps the list flagged, as does a list
+    that is an attribute or reset after the appends or only in one branch, or
+    one filled by a loop that steps itself (`optimizer.step()` every `accum`
+    batches: the list is the epoch's); one reset only under a condition
     (`if step % 100 == 0: total = 0`, also a reset method called there)
     keeps the graphs of every iteration until then, and so does one that an
     iteration may skip: after a `continue` of the loop, in a lambda, a
@@ -1855,6 +1872,236 @@ class LossAccumulatedWithGraph(Rule):
         "            loss.backward()\n"
         "            history.append(losses[-1])\n"
         "        optimizer.step()\n",
+        # a step's micro-batch list set anew at the end of the step, after a `continue` that may skip
+        # it: the skipped steps' losses stay in the list
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        if not all(torch.isfinite(l) for l in losses):\n"
+        "            continue\n"
+        "        optimizer.step()\n"
+        "        print(sum(losses).item())\n"
+        "        losses = []\n",
+        # ... set anew only in one branch, every `log_every` steps: the graphs of those steps live until then
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, log_every):\n"
+        "    losses = []\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        if step % log_every == 0:\n"
+        "            losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        print(sum(losses).item() / len(losses))\n",
+        # ... set anew each step, but the step before's list kept under another name past that step
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        previous = losses\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        if previous:\n"
+        "            print((sum(losses) - sum(previous)).item())\n",
+        # ... an attribute set anew each step, read by another method that keeps its sum
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer, criterion):\n"
+        "        self.model, self.optimizer, self.criterion = model, optimizer, criterion\n"
+        "        self.history = []\n"
+        "    def train_epoch(self, loader, parts):\n"
+        "        for x, y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            self.losses = []\n"
+        "            for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "                loss = self.criterion(self.model(xc), yc)\n"
+        "                self.losses.append(loss)  # expect: TL202\n"
+        "                loss.backward()\n"
+        "            self.optimizer.step()\n"
+        "            self.on_step_end()\n"
+        "    def on_step_end(self):\n"
+        "        self.history.append(sum(self.losses))\n",
+        # an epoch's losses in a list set anew every epoch: the loop over the batches steps through
+        # a function it is handed, out of sight, and only the scheduler steps once per epoch
+        "import torch\n"
+        "def train(model, optimizer, scheduler, loader, criterion, epochs, update):\n"
+        "    for epoch in range(epochs):\n"
+        "        losses = []\n"
+        "        for x, y in loader:\n"
+        "            loss = criterion(model(x), y)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "            update(optimizer)\n"
+        "        scheduler.step()\n"
+        "        print(sum(losses).item())\n",
+        # a step's micro-batch list set anew each step, but its sum carried from step to step in a total
+        # under its own name: the total holds every step's graph
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = total + sum(losses)\n"
+        "        print(total.item())\n",
+        # ... the total on the right of the sum
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = sum(losses) + total\n",
+        # ... the last micro-batch loss of each step carried in the total
+        Example(
+            "import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    total = 0\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss)  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total = total + losses[-1]\n",
+            fixed="import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    total = 0\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss.detach())  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total = total + losses[-1]\n",
+        ),
+        # ... the largest sum so far kept: a call that may return the total it is given
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = max(total, sum(losses))\n",
+        # ... the total annotated
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total: float = total + sum(losses)\n",
+        # ... the total carried only in one branch
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts, flag):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        if flag:\n"
+        "            total = total + sum(losses)\n",
+        # ... the sum bound first, then added to the total
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        s = sum(losses)\n"
+        "        total = total + s\n",
+        # ... the first step's last micro-batch loss kept for every later step
+        Example(
+            "import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    last = None\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss)  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        last = losses[-1] if last is None else last\n"
+            "        print(last.item())\n",
+            fixed="import torch\n"
+            "def train(model, optimizer, loader, criterion, parts):\n"
+            "    last = None\n"
+            "    for x, y in loader:\n"
+            "        optimizer.zero_grad()\n"
+            "        losses = []\n"
+            "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+            "            loss = criterion(model(xc), yc)\n"
+            "            losses.append(loss.detach())  # expect: TL202\n"
+            "            loss.backward()\n"
+            "        optimizer.step()\n"
+            "        last = losses[-1] if last is None else last\n"
+            "        print(last.item())\n",
+        ),
+        # an epoch's losses in a list set anew every epoch: the loop over the batches steps the optimizer
+        # every `accum` batches, and once more after it for the last, partial accumulation
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, epochs, accum):\n"
+        "    for epoch in range(epochs):\n"
+        "        losses = []\n"
+        "        for i, (x, y) in enumerate(loader):\n"
+        "            loss = criterion(model(x), y) / accum\n"
+        "            losses.append(loss)  # expect: TL202\n"
+        "            loss.backward()\n"
+        "            if (i + 1) % accum == 0:\n"
+        "                optimizer.step()\n"
+        "                optimizer.zero_grad()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        print(sum(losses).item() / len(losses))\n",
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3213,6 +3460,44 @@ class LossAccumulatedWithGraph(Rule):
         'class HistoryTrainer(Trainer):\n'
         '    def on_step_end(self, a, b, c=None):\n'
         '        self.history.append(b)\n',
+        # a step's micro-batch losses, each back-propagated, in a list bound to a fresh empty one at the
+        # top of every step: summed, reduced across processes in place and made a number before anything
+        # keeps it, nothing built from it outlives the step
+        "import torch\n"
+        "import torch.distributed as dist\n"
+        "def train(model, optimizer, loader, criterion, parts, meter, distributed):\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        loss = sum(losses)\n"
+        "        if distributed:\n"
+        "            work = dist.all_reduce(loss, async_op=True)\n"
+        "            work.wait()\n"
+        "            loss.div_(dist.get_world_size())\n"
+        "        loss = loss.item()\n"
+        "        meter.update(loss, len(losses))\n",
+        # a step's micro-batch list set anew each step, its sum made a number before it is added to the
+        # total carried from step to step: the total holds no graph
+        "import torch\n"
+        "def train(model, optimizer, loader, criterion, parts):\n"
+        "    total, best = 0.0, float('inf')\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        losses = []\n"
+        "        for xc, yc in zip(x.chunk(parts), y.chunk(parts)):\n"
+        "            loss = criterion(model(xc), yc)\n"
+        "            losses.append(loss)\n"
+        "            loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total = total + sum(losses).item()\n"
+        "        s = sum(losses)\n"
+        "        best = min(best, s.item())\n"
+        "        print(total, best)\n",
     )
 
     def finish(self) -> None:
@@ -3778,7 +4063,7 @@ class LossAccumulatedWithGraph(Rule):
                 if self._back_propagates(outer) and self._reset_each_iteration(outer, inner, accumulator, receiver):
                     return []
                 inner, outer = outer, self._loop_around(outer)
-            return [loop]
+            return [] if self._one_step_list(loop, node, accumulator) else [loop]
         return [loop for loop, call in self._calling_loops(node, accumulator)
                 if not self._reset_each_iteration(loop, call, accumulator, receiver)]
 
@@ -3816,6 +4101,55 @@ class LossAccumulatedWithGraph(Rule):
         `opt.step()` count)."""
         return any(is_backward(node) or method_call(node, "backward", "step") is not None
                    for node in reachable_nodes(self.ctx, loop.body))
+
+    def _one_step_list(self, inner: cst.For | cst.While, node: cst.CSTNode, accumulator: str) -> bool:
+        """The list `accumulator`, filled at `node` by `inner` (a loop over the micro-batches
+        of one step: it steps nothing), holds one step's losses only: the loop around
+        `inner` steps an optimizer itself, past `inner` (`optimizer.step()`), binds the list
+        to a fresh empty one on every iteration before `inner` fills it, and keeps nothing
+        built from it past the iteration (see `kept_past_iteration`)."""
+        outer = self._loop_around(inner)
+        if (outer is None or not accumulator.isidentifier() or not own_variable(self.ctx, node, accumulator)
+                or self._steps(inner) or not self._steps_past(outer, inner)
+                or not self._fresh_before(outer, inner, accumulator)):
+            return False
+        filling = {other for other, name in self._accumulators.items() if name == accumulator} | {node}
+        return not kept_past_iteration(self.ctx, outer, accumulator, filling)
+
+    def _fresh_before(self, outer: cst.For | cst.While, inner: cst.For | cst.While, accumulator: str) -> bool:
+        """A statement of `outer`'s body that every iteration runs before the one holding
+        `inner` binds `accumulator` (`losses = []`: that it is a fresh empty list, as every
+        binding of it must be, `kept_past_iteration` tells)."""
+        body = outer.body.body  # type: ignore[union-attr]
+        around = {id(a) for a in self.ctx.ancestors(inner)} | {id(inner)}
+        holding = next((statement for statement in body if id(statement) in around), None)
+        for statement in body[:body.index(holding)] if holding is not None else ():
+            if type(statement) is not cst.SimpleStatementLine:
+                continue
+            for small in statement.body:
+                if (type(small) is cst.Assign and len(small.targets) == 1
+                        and type(small.targets[0].target) is cst.Name and small.targets[0].target.value == accumulator
+                        and self._every_iteration(small, outer)):
+                    return True
+        return False
+
+    def _steps_past(self, outer: cst.For | cst.While, inner: cst.For | cst.While) -> bool:
+        """`outer`'s own body steps an optimizer (see `optimizer_step`) past `inner`."""
+        end = self.ctx.subtree_end(inner)
+        return any(self.ctx.order_index(node) > end and optimizer_step(self.ctx, node) is not None
+                   for node in self.ctx.subtree(outer.body))
+
+    def _steps(self, loop: cst.For | cst.While) -> bool:
+        """An iteration of `loop` may step something (`opt.step()`, `scaler.step(opt)`, even
+        `scheduler.step()`), in it or in a function of the file it calls, or may call a
+        function of another module of the project that steps."""
+        for node in reachable_nodes(self.ctx, loop.body):
+            if method_call(node, "step") is not None:
+                return True
+            summary = self.ctx.summaries.of_external_call(node) if type(node) is cst.Call else None
+            if summary is not None and summary.does(STEP):
+                return True
+        return False
 
     def _reset_each_iteration(self, loop: cst.For | cst.While, at: cst.CSTNode, accumulator: str,
                               receiver: str | None) -> bool:

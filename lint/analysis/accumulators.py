@@ -13,7 +13,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import backward_targets, names_in, reaching, target_names
+from trainlint.analysis.dataflow import always_before, backward_targets, names_in, reaching, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import lexical_grad_mode
 from trainlint.analysis.scopes import _parameters, assigned_parts, assignment_targets, dotted_name
@@ -344,6 +344,221 @@ def outlives_call(ctx: FileContext, function: cst.FunctionDef, value: cst.BaseEx
         return True
     return any(node.value is not None and holds_graph(node.value)  # type: ignore[attr-defined]
                for node in ctx.subtree(function.body) if type(node) in (cst.Return, cst.Yield))
+
+
+def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, skip: set[cst.CSTNode]) -> bool:
+    """Whether the list variable `name`, which each iteration of `loop` binds anew and
+    the calls in `skip` fill, or anything built from it without detaching it, may outlive
+    the iteration that built it; True where it cannot be told. Followed in the order of
+    the bindings, as `outlives_call` does (`total = total.item()` ends what `total` held:
+    what reads it later reads a number). It may outlive the iteration where: a binding of
+    `name` is anything but a fresh empty list (the object may be shared); it is read in
+    an iteration after the one that built it or after the loop (`keep = losses` before
+    `losses = []`; `total = total + sum(losses)` reads the total of the iteration
+    before: a binding binds past the value it reads), or read by a nested function or bound by `:=`; it is handed to a call
+    that may keep it (anything but library math, printing and logging, and `sum`, `len`
+    and the like), stored in an attribute, an item or another container, returned,
+    yielded, asked for its graph (`.grad_fn`), or held by a variable of another scope."""
+    function = ctx.enclosing_function(loop)
+    if function is None:
+        return True
+    binders = _binders(ctx, function)
+    rebindings: dict[str, list[cst.CSTNode]] = {}
+    for node, _, names, stored in binders:
+        for bound in () if stored else names:
+            rebindings.setdefault(bound, []).append(node)
+    lists = rebindings.get(name, [])
+    if not lists or not all(type(node) is cst.Assign and _empty_list(node.value) for node in lists):  # type: ignore[attr-defined]
+        return True
+    graph: set[cst.CSTNode] = set(lists)  # the binders whose values hold the list or what is built from it
+    held = {name}
+    unordered: set[str] = set()  # names a comprehension binds from them: every read counts
+    bound = _bound_name_nodes(ctx, function)
+    reads = [node for node in ctx.subtree(function.body) if type(node) is cst.Name and node not in bound]
+
+    def holding(read: cst.Name) -> list[cst.CSTNode]:
+        """The binders holding the graph whose value `read` may read."""
+        if read.value in unordered:
+            return [read]
+        if read.value not in held or _skipped(ctx, read, skip):
+            return []
+        return [b for b in _reaching(ctx, read, rebindings.get(read.value, [])) if b in graph]
+
+    changed = True
+    while changed:
+        changed = False
+        for node, values, names, stored in binders:
+            if node in graph or node in skip:
+                continue
+            if any(holding(read) and not _made_number(ctx, read, value)
+                   for value in values for read in ctx.subtree(value) if type(read) is cst.Name):
+                if stored or any("." in n or not own_variable(ctx, node, n) for n in names):
+                    return True  # stored beside what a name holds, or in a name of another scope
+                graph.add(node)
+                held |= names
+                changed = True
+        for comprehension in only(ctx.subtree(function.body), cst.CompFor):
+            targets = target_names(comprehension.target)  # type: ignore[attr-defined]
+            if not targets <= unordered and any(
+                    holding(read) for read in ctx.subtree(comprehension.iter) if type(read) is cst.Name):  # type: ignore[attr-defined]
+                unordered |= targets
+                changed = True
+    start, end = ctx.order_index(loop), ctx.subtree_end(loop)
+    for read in reads:
+        sources = holding(read)  # type: ignore[arg-type]
+        if not sources:
+            continue
+        at = ctx.order_index(read)
+        if not start < at <= end or any(source is not read and _bound_at(ctx, source) >= at for source in sources):
+            return True  # read after the loop, or in an iteration after the one that built it
+        if read.value not in unordered and not any(
+                ctx.order_index(value) > start for value in always_before(ctx, read, rebindings[read.value])):
+            return True  # a binding in a branch (`if c: total = sum(losses)`) may be of an earlier iteration
+        if ctx.enclosing_function(read) is not function:
+            return True  # read by a nested function, whenever it is called
+        if _may_keep(ctx, read):
+            return True
+    return False
+
+
+def _reaching(ctx: FileContext, use: cst.Name, values: list[cst.CSTNode]) -> list[cst.CSTNode]:
+    """`reaching`, less the values assigned after `use` in a loop whose every way back to
+    `use` runs a binding that always runs before it (`loss = sum(losses)` after the
+    micro-batch loop does not reach its `loss.backward()`, which `loss = criterion(...)`
+    always precedes). A binding whose value holds `use` binds after it: in a loop, `total`
+    of `total = total + sum(losses)` reads what that binding gave it an iteration before."""
+    around = set(ctx.ancestors(use))
+    found = reaching(ctx, use, values)
+    found += [value for value in values if value in around and value not in found]
+    last = max(map(ctx.order_index, always_before(ctx, use, values)), default=None)
+    if last is None:
+        return found
+    at = ctx.order_index(use)
+    loops = [a for a in around if type(a) in (cst.For, cst.While) and ctx.order_index(a) > last]
+    return [value for value in found if _bound_at(ctx, value) < at or any(
+        ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop) for loop in loops)]
+
+
+def _bound_at(ctx: FileContext, binder: cst.CSTNode) -> int:
+    """The place in source order where `binder` (one of `_binders`) binds or stores: past
+    its value (`total = total + sum(losses)` reads `total` before binding it), or, for a
+    `for` loop, past its iterable, before the body that reads its target."""
+    return ctx.subtree_end(binder.iter if type(binder) is cst.For else binder)  # type: ignore[attr-defined]
+
+
+def _empty_list(value: cst.BaseExpression) -> bool:
+    """`[]`, `list()`: a new list, shared with nothing."""
+    if type(value) is cst.List:
+        return not value.elements
+    return (type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "list"
+            and not value.args)
+
+
+def _bound_name_nodes(ctx: FileContext, function: cst.FunctionDef) -> set[cst.CSTNode]:
+    """The names of `function` that are bound, not read: assignment, loop and
+    comprehension targets, `:=` and `as` targets, parameters, attributes' and keywords'
+    names (`x.total`, `f(total=...)`)."""
+    bound: set[cst.CSTNode] = set()
+    for node in ctx.subtree(function):
+        target = getattr(node, "target", None) if type(node) in (
+            cst.AssignTarget, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr) else None
+        if type(node) is cst.AsName:
+            target = node.name
+        if target is not None:
+            bound.update(n for n in ctx.subtree(target) if type(n) is cst.Name and _binds_itself(ctx, n, target))
+        elif type(node) is cst.Attribute:
+            bound.add(node.attr)
+        elif type(node) in (cst.Arg, cst.Param) and getattr(node, "keyword", None) is not None:
+            bound.add(node.keyword)  # type: ignore[attr-defined]
+        if type(node) in (cst.Param, cst.FunctionDef, cst.ClassDef):
+            bound.add(node.name)  # type: ignore[attr-defined]
+    return bound
+
+
+def _binds_itself(ctx: FileContext, name: cst.Name, target: cst.CSTNode) -> bool:
+    """`name`, in the target `target`, is bound itself: not the object of an attribute
+    or an item set (`self` of `self.total = ...`, `losses` of `losses[0] = ...`)."""
+    node: cst.CSTNode = name
+    while node is not target:
+        node = ctx.parent(node)  # type: ignore[assignment]
+        if type(node) not in (cst.Tuple, cst.List, cst.Element, cst.StarredElement):
+            return node is target
+    return True
+
+
+def _skipped(ctx: FileContext, read: cst.Name, skip: set[cst.CSTNode]) -> bool:
+    """`read` is the receiver of one of the filling calls (`losses` of `losses.append(loss)`)."""
+    call = ctx.parent(ctx.parent(read))  # type: ignore[arg-type]
+    return call in skip and getattr(call, "func", None) is ctx.parent(read)
+
+
+# builtins that build a new value from what they are given and run none of the
+# caller's code: what they return is followed, not the call
+_FOLLOWED_BUILTINS = frozenset({"sum", "min", "max", "len", "list", "tuple", "reversed", "enumerate", "zip"})
+# statements whose evaluation keeps nothing it reads (an expression statement drops its value)
+_READING_STATEMENTS = (cst.Expr, cst.If, cst.While, cst.Del, cst.Assign, cst.AnnAssign, cst.For)
+
+
+def _may_keep(ctx: FileContext, read: cst.Name) -> bool:
+    """What `read` reads may be kept by the expression and statement around it: it is
+    handed to a call that may keep it (see `_reads_only`), put in a container written
+    out, asked for its graph, read by a lambda, a nested function or a generator, bound by
+    `:=`, or read by a statement other than an expression, a test, a `del` or a binding
+    of plain names (which the caller follows). A number made of it (`sum(losses).item()`,
+    `len(losses)`) keeps nothing."""
+    child: cst.CSTNode = read
+    for ancestor in ctx.ancestors(read):
+        kind = type(ancestor)
+        if _number(ctx, ancestor, child):
+            return False  # a number (`sum(losses).item()`, `len(losses)`) keeps no graph
+        if kind in (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.NamedExpr, cst.Yield, cst.Await, cst.GeneratorExp,
+                    cst.List, cst.Tuple, cst.Set, cst.Dict, cst.StarredElement):
+            return True
+        if kind is cst.Attribute and ancestor.attr.value in _GRAPH_ATTRIBUTES:  # type: ignore[attr-defined]
+            return True
+        if kind is cst.Arg and not _follows(ctx, ctx.parent(ancestor)):  # type: ignore[arg-type]
+            return True
+        if isinstance(ancestor, cst.BaseSmallStatement | cst.BaseCompoundStatement):
+            if kind not in _READING_STATEMENTS:
+                return True
+            if kind in (cst.Assign, cst.AnnAssign) and not all(
+                    type(t) is cst.Name for t in assignment_targets(ancestor)):  # type: ignore[arg-type]
+                return True
+            if kind is cst.For and child is not ancestor.iter:  # type: ignore[attr-defined]
+                return True
+            return False
+        child = ancestor
+    return True
+
+
+def _made_number(ctx: FileContext, read: cst.Name, value: cst.BaseExpression) -> bool:
+    """`value` makes what `read` reads a number on the way (`total.item()`, `len(losses)`)."""
+    node: cst.CSTNode = read
+    while node is not value:
+        child, node = node, ctx.parent(node)  # type: ignore[assignment]
+        if _number(ctx, node, child):
+            return True
+    return False
+
+
+def _number(ctx: FileContext, node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """`node` makes its part `child` a value without a graph: `child.item()`,
+    `child.detach()`, `child.data` (see `detaches`), `float(child)`, `len(child)`."""
+    if type(node) is cst.Attribute:
+        return node.value is child and node.attr.value in _DETACHING_METHODS
+    if type(node) is cst.Arg and type(call := ctx.parent(node)) is cst.Call and type(call.func) is cst.Name:
+        return (call.func.value in (*_DETACHING_BUILTINS, "len") and ctx.qualified_name(call.func) is None
+                and len(call.args) == 1)
+    return False
+
+
+def _follows(ctx: FileContext, call: cst.Call) -> bool:
+    """A call whose arguments are followed into what it returns, not kept by it:
+    library math, printing and logging (see `_reads_only`), `sum(...)`, `len(...)`."""
+    func = call.func
+    if type(func) is cst.Name and func.value in _FOLLOWED_BUILTINS and ctx.qualified_name(func) is None:
+        return not any(arg.keyword is not None for arg in call.args)
+    return _reads_only(ctx, call)
 
 
 def _binders(ctx: FileContext, function: cst.FunctionDef
