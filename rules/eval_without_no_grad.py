@@ -172,7 +172,9 @@ class EvalWithoutNoGrad(Rule):
     a call under a grad mode, nor for a model that is frozen here or an instance of
     a class of the project whose forward may run without grad or is not known, nor,
     for a model put in eval mode here, where the code around the call back-propagates
-    or steps (loops beside it aside: what the call returns may be trained through).
+    or steps (loops beside it aside, and calls of a training phase that puts a model in train
+    mode itself, `train_one_epoch(model, loader, optimizer)`, unless they read what the call
+    returns: what the call returns may be trained through).
     Such a function's own loop may also call a method of the model it is handed
     other than its forward (SASRec's `evaluate(model, dataset, args)` running
     `model.predict(...)` per user), under the same conditions: reported where the
@@ -1543,6 +1545,23 @@ class EvalWithoutNoGrad(Rule):
         "        self.model.eval()\n"
         "        for x in loader:\n"
         "            print(self.net(x).mean().item())  # expect: TL406\n",
+        # an epoch loop that hands the model to a training phase (which puts it back in train mode
+        # itself), then scores it through a helper that knows it by another name
+        "import torch\n"
+        "def run_epoch(model, batches, opt):\n"
+        "    model.train()\n"
+        "    for inputs, targets in batches:\n"
+        "        opt.zero_grad()\n"
+        "        model(inputs, targets).backward()\n"
+        "        opt.step()\n"
+        "def score(net, batches):\n"
+        "    return sum(net(inputs, targets).item() for inputs, targets in batches)\n"
+        "def main(model, train_batches, val_batches, epochs):\n"
+        "    opt = torch.optim.Adam(model.parameters())\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_batches, opt)\n"
+        "        model.eval()\n"
+        "        print(score(model, val_batches))  # expect: TL406\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -3153,6 +3172,22 @@ class EvalWithoutNoGrad(Rule):
         "        self.model.eval()\n"
         "        for x in loader:\n"
         "            print(self.net(x).mean().item())\n",
+        # the training phase beside it back-propagates what the helper gives (BatchNorm frozen)
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        codes = encode(encoder, batches)\n"
+        "        run_head(head, codes, opt)\n",
     )
 
     def finish(self) -> None:
@@ -3551,7 +3586,13 @@ class EvalWithoutNoGrad(Rule):
         if summary.does(TRAIN) or grad_mode_at(self.ctx, call) is not None:
             return False
         function = self.ctx.enclosing_function(call)
-        return not self._function_needs_graph(function if function is not None else self.ctx.module, call)
+        scope = function if function is not None else self.ctx.module
+        if not self._function_needs_graph(scope, call):
+            return True
+        # a training phase of its own beside the call (`train_one_epoch(model, ...)` in the
+        # epoch loop, which puts the model back in train mode) uses no graph the call records,
+        # unless it, or anything else there, back-propagates what the call gives
+        return not self._function_needs_graph(scope, call, training_phases=False) and not self._back_propagated(scope, call)
 
     def _methods_evaluated_elsewhere(self, call: cst.Call, models: Facts) -> bool:
         """`call` runs code out of the walk whose loop calls a method of a model it is
@@ -3882,7 +3923,8 @@ class EvalWithoutNoGrad(Rule):
                 and as_caller_writes(self.ctx, call, callee, self.ctx.code(mode[0])) == model)  # type: ignore[arg-type]
 
     def _function_needs_graph(self, function: cst.FunctionDef | cst.Module, call: cst.Call,
-                              evaluated: Facts = frozenset(), besides: cst.FunctionDef | None = None) -> bool:
+                              evaluated: Facts = frozenset(), besides: cst.FunctionDef | None = None,
+                              training_phases: bool = True) -> bool:
         """Whether the function (or the module's own code) back-propagates or steps other
         than in loops of its own that do not hold the call: a backward after the loop of
         forwards may use their graphs; a training loop beside the evaluation loop (both in
@@ -3891,7 +3933,8 @@ class EvalWithoutNoGrad(Rule):
         the call gives outlives the function's call (see `outlives_call`: returned, kept
         on `self`), which its caller may back-propagate before it runs the function again.
         `evaluated`: the models in eval mode at `call`. Calls of `besides` do not count (a
-        function serving both phases, called to train too)."""
+        function serving both phases, called to train too); nor, without `training_phases`, do calls
+        that run a training phase of their own (see `_training_phase`)."""
         # the module's own code: not its functions'
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
@@ -3904,7 +3947,7 @@ class EvalWithoutNoGrad(Rule):
             if (loop is not None and id(loop) not in around) or (before and self.ctx.order_index(node) < start):
                 continue
             callee = self.ctx.local_callee(node)
-            if besides is not None and callee is besides:
+            if (besides is not None and callee is besides) or (not training_phases and self._training_phase(node)):
                 continue
             # only the call itself is known to run with the model in eval mode; a call whose
             # flag skips what needs a graph (`log_metrics(model, y, train=False)`) needs none
@@ -3914,6 +3957,13 @@ class EvalWithoutNoGrad(Rule):
                     return True
                 before = True
         return before and type(function) is cst.FunctionDef and outlives_call(self.ctx, function, call)
+
+    def _training_phase(self, node: cst.CSTNode) -> bool:
+        """`node` calls a function of the project that puts a model in train mode itself and
+        trains it (`train_one_epoch(model, loader, optimizer)` of a `def train_one_epoch(...):
+        model.train(); ...`): a phase of its own, as its summary tells."""
+        summary = self.ctx.summaries.of_call(node) if type(node) is cst.Call else None
+        return summary is not None and summary.does(TRAIN)
 
     def _innermost_loops(self, function: cst.FunctionDef | cst.Module,
                          nodes: Sequence[cst.CSTNode]) -> dict[int, cst.CSTNode | None]:
