@@ -1,10 +1,10 @@
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
-from trainlint.analysis.dataflow import is_constant, target_names
+from trainlint.analysis.dataflow import is_constant, target_names, unpacked
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.literals import is_docstring
@@ -174,7 +174,8 @@ class EvalWithoutNoGrad(Rule):
     for a model put in eval mode here, where the code around the call back-propagates
     or steps (loops beside it aside, and calls of a training phase that puts a model in train
     mode itself, `train_one_epoch(model, loader, optimizer)`, unless they read what the call
-    returns: what the call returns may be trained through).
+    returns or it is kept on an attribute, in a container, or returned: what the call
+    returns may be trained through).
     Such a function's own loop may also call a method of the model it is handed
     other than its forward (SASRec's `evaluate(model, dataset, args)` running
     `model.predict(...)` per user), under the same conditions: reported where the
@@ -3591,8 +3592,10 @@ class EvalWithoutNoGrad(Rule):
             return True
         # a training phase of its own beside the call (`train_one_epoch(model, ...)` in the
         # epoch loop, which puts the model back in train mode) uses no graph the call records,
-        # unless it, or anything else there, back-propagates what the call gives
-        return not self._function_needs_graph(scope, call, training_phases=False) and not self._back_propagated(scope, call)
+        # unless it, or anything else there, back-propagates what the call gives, or may
+        # find it where it is kept
+        return (not self._function_needs_graph(scope, call, training_phases=False)
+                and not self._back_propagated(scope, call) and not self._kept(scope, call))
 
     def _methods_evaluated_elsewhere(self, call: cst.Call, models: Facts) -> bool:
         """`call` runs code out of the walk whose loop calls a method of a model it is
@@ -3804,6 +3807,20 @@ class EvalWithoutNoGrad(Rule):
         code that back-propagates) reads it, or a variable bound from it, in code that may
         run after it (a training step elsewhere in the epoch loop around `site` is no
         such reader: `valid_loss = valid_epoch(model, loader)` beside `train_epoch(...)`)."""
+        later, reads = self._flow_of(function, site)
+        for node in later:
+            if type(node) is not cst.Call or not reads(node):
+                continue
+            summary = self.ctx.summaries.of_unwalked_call(node)
+            if is_backward(node) or self._helper_needs_graph(node) or (summary is not None and summary.does(BACKWARD)):
+                return True
+        return False
+
+    def _flow_of(self, function: cst.FunctionDef | cst.Module,
+                 site: cst.Call) -> tuple[list[cst.CSTNode], Callable[[cst.CSTNode], bool]]:
+        """The code of `function` that may run after `site` (see `_runs_after_from`), and
+        whether a node of it reads what `site` gives: the call itself, or a variable bound
+        from it through assignments."""
         nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
         start = self._runs_after_from(function, site)
         later = [node for node in nodes if self.ctx.order_index(node) >= start]
@@ -3821,11 +3838,22 @@ class EvalWithoutNoGrad(Rule):
                     bound = set().union(*(target_names(t) for t in assignment_targets(node)))
                     changed |= not bound <= held
                     held |= bound
+        return later, reads
+
+    def _kept(self, function: cst.FunctionDef | cst.Module, site: cst.Call) -> bool:
+        """What `site` gives (or a variable bound from it) is kept where other code may read
+        it: stored on an attribute or in a container (`self.cache = ...`, `outs.append(...)`),
+        returned or yielded."""
+        later, reads = self._flow_of(function, site)
         for node in later:
-            if type(node) is not cst.Call or not reads(node):
-                continue
-            summary = self.ctx.summaries.of_unwalked_call(node)
-            if is_backward(node) or self._helper_needs_graph(node) or (summary is not None and summary.does(BACKWARD)):
+            if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None \
+                    and reads(node.value) and any(type(part) is not cst.Name  # type: ignore[attr-defined]
+                                                  for target in assignment_targets(node) for part in unpacked(target)):
+                return True
+            if type(node) is cst.Call and method_call(node, *STORING_METHODS) is not None \
+                    and any(reads(arg.value) for arg in node.args):
+                return True
+            if type(node) in (cst.Return, cst.Yield) and node.value is not None and reads(node.value):  # type: ignore[attr-defined]
                 return True
         return False
 

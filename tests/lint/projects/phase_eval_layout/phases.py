@@ -15,3 +15,11 @@ def fit_head(head, features, optimizer):
         optimizer.zero_grad()
         head(f).sum().backward()
         optimizer.step()
+
+
+def fit_outputs(model, outputs, optimizer):
+    model.train()
+    for out in outputs:
+        optimizer.zero_grad()
+        out.mean().backward()
+        optimizer.step()
