@@ -175,9 +175,11 @@ class EvalWithoutNoGrad(Rule):
     or steps (loops beside it aside, and calls of a training phase that puts a model in train
     mode itself, `train_one_epoch(model, loader, optimizer)`, unless they read what the call
     returns, or a variable bound from it by an assignment, a walrus or a `for`, or it is
-    kept: on an attribute, in a container, returned, handed to a call that may keep it
-    (`ds.set_labels(preds)`; not `print`), or bound to a global or to a variable that a
-    function defined beside reads: what the call returns may be trained through).
+    kept: on an attribute, in a container, added in place to a variable (`bank += preds`),
+    returned, handed to any call but one that only reads it (`ds.set_labels(preds)`, any
+    function of the project, `torch.cat(parts, out=buf)`; not `print` or `len`), or bound
+    to a global or to a variable that a function defined beside reads: what the call
+    returns may be trained through).
     Such a function's own loop may also call a method of the model it is handed
     other than its forward (SASRec's `evaluate(model, dataset, args)` running
     `model.predict(...)` per user), under the same conditions: reported where the
@@ -3295,6 +3297,65 @@ class EvalWithoutNoGrad(Rule):
         "        encoder.eval()\n"
         "        codes = encode(encoder, batches)\n"
         "        run_head(head)\n",
+        # what the helper gives is handed to a method of the project that stores it outside
+        # its `__init__`, on the object the training phase reads
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "class CodeBank:\n"
+        "    def __init__(self):\n"
+        "        self.codes = []\n"
+        "    def refresh(self, codes):\n"
+        "        self.codes = codes\n"
+        "    def __iter__(self):\n"
+        "        return iter(self.codes)\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    bank = CodeBank()\n"
+        "    for epoch in range(epochs):\n"
+        "        run_head(head, bank, opt)\n"
+        "        encoder.eval()\n"
+        "        bank.refresh(encode(encoder, batches))\n",
+        # what the helper gives extends in place a list that the training phase's loader holds
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    pool = []\n"
+        "    loader = torch.utils.data.DataLoader(pool, batch_size=None)\n"
+        "    for epoch in range(epochs):\n"
+        "        run_head(head, loader, opt)\n"
+        "        encoder.eval()\n"
+        "        pool += encode(encoder, batches)\n",
+        # what the helper gives is written by `out=` into the buffer the training phase reads
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, buffer, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        run_head(head, buffer, opt)\n"
+        "        encoder.eval()\n"
+        "        torch.stack(encode(encoder, batches), out=buffer)\n",
     )
 
     def finish(self) -> None:
@@ -3997,17 +4058,21 @@ class EvalWithoutNoGrad(Rule):
     def _kept(self, function: cst.FunctionDef | cst.Module, site: cst.Call) -> bool:
         """What `site` gives (or a variable bound from it) is kept where other code may read
         it: stored on an attribute or in a container (`self.cache = ...`, `ds[i] = p`),
-        handed to a call that may keep it (`ds.set_labels(preds)`; not `print(...)`, nor a
-        function of the project that keeps none of what it is handed), returned or
-        yielded, or bound to a variable that other code reads (a global, or a variable of
-        the function that a function defined in it reads)."""
+        added in place to a variable (`bank += preds` extends a list that a loader may
+        hold), handed to any call but one that only reads (`print(...)`, `len`, logging:
+        a function of the project may store it anywhere, `ds.set_labels(preds)`; a torch
+        function given `out=` writes into a buffer), returned or yielded, or bound to a
+        variable that other code reads (a global, or a variable of the function that a
+        function defined in it reads)."""
         readers, held = self._flow_of(function, site)
         for node in readers.values():
             if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and id(node.value) in readers \
-                    and any(type(part) is not cst.Name  # type: ignore[attr-defined]
-                            for target in assignment_targets(node) for part in unpacked(target)):
+                    and (type(node) is cst.AugAssign
+                         or any(type(part) is not cst.Name  # type: ignore[attr-defined]
+                                for target in assignment_targets(node) for part in unpacked(target))):
                 return True
-            if type(node) is cst.Call and any(id(arg.value) in readers for arg in node.args) and self._may_keep(node):
+            if type(node) is cst.Call and any(id(arg.value) in readers for arg in node.args) \
+                    and not reads_only(self.ctx, node):
                 return True
             if type(node) in (cst.Return, cst.Yield) and node.value is not None and id(node.value) in readers:  # type: ignore[attr-defined]
                 return True
@@ -4021,14 +4086,6 @@ class EvalWithoutNoGrad(Rule):
         if type(function) is cst.Module:
             return not own_variable(self.ctx, at, name)
         return name in self.ctx.scopes.scope_for(function).declared_outer or self._read_by_inner_function(function, name)
-
-    def _may_keep(self, call: cst.Call) -> bool:
-        """`call` may keep what it is handed: anything but a call that only reads (`print`,
-        `len`, logging) or one of a function of the project whose summary keeps nothing."""
-        if reads_only(self.ctx, call):
-            return False
-        summary = self.ctx.summaries.of_call(call)
-        return summary is None or bool(summary.accumulates) or bool(summary.stores)
 
     def _read_by_inner_function(self, function: cst.FunctionDef, name: str) -> bool:
         """A function, lambda or class defined in `function` reads its variable `name`."""

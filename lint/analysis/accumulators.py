@@ -381,7 +381,11 @@ def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str
 
 def reads_only(ctx: FileContext, call: cst.Call) -> bool:
     """`call` reads what it is handed and keeps none of it: a builtin that reads
-    (`print`, `len`), a logging method, a function of a module that only reads."""
+    (`print`, `len`), a logging method, a function of a module that only reads;
+    never a call given `out=`, which writes into a buffer that outlives it
+    (`torch.cat(parts, out=buf)`)."""
+    if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+        return False
     func = call.func
     if type(func) is cst.Name and func.value in _READING_BUILTINS and ctx.qualified_name(func) is None:
         return True
