@@ -3,8 +3,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import STORING_METHODS, outlives_call
-from trainlint.analysis.dataflow import is_constant, target_names
+from trainlint.analysis.accumulators import STORING_METHODS, outlives_call, own_variable, reads_only
+from trainlint.analysis.dataflow import is_constant, target_names, unpacked
 from trainlint.analysis.evaluation import models_called, runs_layers
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.literals import is_docstring
@@ -172,7 +172,14 @@ class EvalWithoutNoGrad(Rule):
     a call under a grad mode, nor for a model that is frozen here or an instance of
     a class of the project whose forward may run without grad or is not known, nor,
     for a model put in eval mode here, where the code around the call back-propagates
-    or steps (loops beside it aside: what the call returns may be trained through).
+    or steps (loops beside it aside, and calls of a training phase that puts a model in train
+    mode itself, `train_one_epoch(model, loader, optimizer)`, unless they read what the call
+    returns, or a variable bound from it by an assignment, a walrus or a `for`, or it is
+    kept: on an attribute, in a container, added in place to a variable (`bank += preds`),
+    returned, handed to any call but one that only reads it (`ds.set_labels(preds)`, any
+    function of the project, `torch.cat(parts, out=buf)`; not `print` or `len`), or bound
+    to a global or to a variable that a function defined beside reads: what the call
+    returns may be trained through).
     Such a function's own loop may also call a method of the model it is handed
     other than its forward (SASRec's `evaluate(model, dataset, args)` running
     `model.predict(...)` per user), under the same conditions: reported where the
@@ -1543,6 +1550,42 @@ class EvalWithoutNoGrad(Rule):
         "        self.model.eval()\n"
         "        for x in loader:\n"
         "            print(self.net(x).mean().item())  # expect: TL406\n",
+        # an epoch loop that hands the model to a training phase (which puts it back in train mode
+        # itself), then scores it through a helper that knows it by another name
+        "import torch\n"
+        "def run_epoch(model, batches, opt):\n"
+        "    model.train()\n"
+        "    for inputs, targets in batches:\n"
+        "        opt.zero_grad()\n"
+        "        model(inputs, targets).backward()\n"
+        "        opt.step()\n"
+        "def score(net, batches):\n"
+        "    return sum(net(inputs, targets).item() for inputs, targets in batches)\n"
+        "def main(model, train_batches, val_batches, epochs):\n"
+        "    opt = torch.optim.Adam(model.parameters())\n"
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_batches, opt)\n"
+        "        model.eval()\n"
+        "        print(score(model, val_batches))  # expect: TL406\n",
+        # beside a training phase, what the helper gives is bound by a walrus, then only compared and printed
+        "import torch\n"
+        "def run_epoch(model, batches, opt):\n"
+        "    model.train()\n"
+        "    for inputs, targets in batches:\n"
+        "        opt.zero_grad()\n"
+        "        model(inputs, targets).backward()\n"
+        "        opt.step()\n"
+        "def score(net, batches):\n"
+        "    return sum(net(inputs, targets).item() for inputs, targets in batches)\n"
+        "def main(model, train_batches, val_batches, epochs):\n"
+        "    opt = torch.optim.Adam(model.parameters())\n"
+        '    best = float("inf")\n'
+        "    for epoch in range(epochs):\n"
+        "        run_epoch(model, train_batches, opt)\n"
+        "        model.eval()\n"
+        "        if (loss := score(model, val_batches)) < best:  # expect: TL406\n"
+        "            best = loss\n"
+        "        print(epoch, best)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -3153,6 +3196,166 @@ class EvalWithoutNoGrad(Rule):
         "        self.model.eval()\n"
         "        for x in loader:\n"
         "            print(self.net(x).mean().item())\n",
+        # the training phase beside it back-propagates what the helper gives (BatchNorm frozen)
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        codes = encode(encoder, batches)\n"
+        "        run_head(head, codes, opt)\n",
+        # the training phase beside it trains on what the helper gives, bound by a walrus
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        if (codes := encode(encoder, batches)):\n"
+        "            run_head(head, codes, opt)\n",
+        # what the helper gives, bound by a `for`, is stored in the container the training phase reads
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, codes, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        for i, code in enumerate(encode(encoder, batches)):\n"
+        "            codes[i] = code\n"
+        "        run_head(head, codes, opt)\n",
+        # what the helper gives is handed to a method that may keep it for the training phase
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, bank, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        codes = encode(encoder, batches)\n"
+        "        bank.refresh(codes)\n"
+        "        run_head(head, bank, opt)\n",
+        # what the helper gives is bound to a global that the training phase reads
+        "import torch\n"
+        "CODES = []\n"
+        "def run_head(head, opt):\n"
+        "    head.train()\n"
+        "    for code in CODES:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    global CODES\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        CODES = encode(encoder, batches)\n"
+        "        run_head(head, opt)\n",
+        # what the helper gives is bound to a variable that the training phase, defined in the function, reads
+        "import torch\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    codes = []\n"
+        "    def run_head(net):\n"
+        "        net.train()\n"
+        "        for code in codes:\n"
+        "            opt.zero_grad()\n"
+        "            net(code).mean().backward()\n"
+        "            opt.step()\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        codes = encode(encoder, batches)\n"
+        "        run_head(head)\n",
+        # what the helper gives is handed to a method of the project that stores it outside
+        # its `__init__`, on the object the training phase reads
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "class CodeBank:\n"
+        "    def __init__(self):\n"
+        "        self.codes = []\n"
+        "    def refresh(self, codes):\n"
+        "        self.codes = codes\n"
+        "    def __iter__(self):\n"
+        "        return iter(self.codes)\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    bank = CodeBank()\n"
+        "    for epoch in range(epochs):\n"
+        "        run_head(head, bank, opt)\n"
+        "        encoder.eval()\n"
+        "        bank.refresh(encode(encoder, batches))\n",
+        # what the helper gives extends in place a list that the training phase's loader holds
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    pool = []\n"
+        "    loader = torch.utils.data.DataLoader(pool, batch_size=None)\n"
+        "    for epoch in range(epochs):\n"
+        "        run_head(head, loader, opt)\n"
+        "        encoder.eval()\n"
+        "        pool += encode(encoder, batches)\n",
+        # what the helper gives is written by `out=` into the buffer the training phase reads
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    return [net(inputs) for inputs, _ in batches]\n"
+        "def main(encoder, head, batches, buffer, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        run_head(head, buffer, opt)\n"
+        "        encoder.eval()\n"
+        "        torch.stack(encode(encoder, batches), out=buffer)\n",
     )
 
     def finish(self) -> None:
@@ -3191,6 +3394,11 @@ class EvalWithoutNoGrad(Rule):
         self._flag_runs: dict[cst.CSTNode, tuple[cst.FunctionDef, list[Ran]] | None] = {}
         self._graph_needed: dict[tuple[cst.CSTNode, Facts], list[cst.BaseStatement]] = {}
         self._functions_needing_graph: dict[cst.FunctionDef, bool] = {}  # see `_body_of_needs_graph`
+        # what each call's result flows to in a function, its assignments and names (see `_flow_of`)
+        self._flows: dict[tuple[cst.CSTNode, cst.Call], tuple[dict[int, cst.CSTNode], set[str]]] = {}
+        self._binders: dict[cst.CSTNode, list[tuple[int, cst.CSTNode, frozenset[str], frozenset[str]]]] = {}
+        self._names: dict[cst.CSTNode, dict[str, list[cst.Name]]] = {}
+        self._graph_nodes_of: dict[cst.CSTNode, list[tuple[cst.CSTNode, cst.FunctionDef | None, bool]]] = {}
         for body in code_bodies(self.ctx):
             self._body = body
             CallFlow(self.ctx, self._transfer, events=self._is_event).run_if_events(body)
@@ -3551,7 +3759,15 @@ class EvalWithoutNoGrad(Rule):
         if summary.does(TRAIN) or grad_mode_at(self.ctx, call) is not None:
             return False
         function = self.ctx.enclosing_function(call)
-        return not self._function_needs_graph(function if function is not None else self.ctx.module, call)
+        scope = function if function is not None else self.ctx.module
+        needs, needs_besides_phases = self._graph_users(scope, call)
+        if not needs:
+            return True
+        # a training phase of its own beside the call (`train_one_epoch(model, ...)` in the
+        # epoch loop, which puts the model back in train mode) uses no graph the call records,
+        # unless it, or anything else there, back-propagates what the call gives, or may
+        # find it where it is kept
+        return not needs_besides_phases and not self._back_propagated(scope, call) and not self._kept(scope, call)
 
     def _methods_evaluated_elsewhere(self, call: cst.Call, models: Facts) -> bool:
         """`call` runs code out of the walk whose loop calls a method of a model it is
@@ -3763,30 +3979,119 @@ class EvalWithoutNoGrad(Rule):
         code that back-propagates) reads it, or a variable bound from it, in code that may
         run after it (a training step elsewhere in the epoch loop around `site` is no
         such reader: `valid_loss = valid_epoch(model, loader)` beside `train_epoch(...)`)."""
-        nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
-        start = self._runs_after_from(function, site)
-        later = [node for node in nodes if self.ctx.order_index(node) >= start]
-
-        def reads(node: cst.CSTNode) -> bool:
-            return any(part is site or (type(part) is cst.Name and part.value in held) for part in self.ctx.subtree(node))
-
-        held: set[str] = set()
-        changed = True
-        while changed:  # the variables bound from it, through assignments
-            changed = False
-            for node in later:
-                if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and node.value is not None \
-                        and reads(node.value):  # type: ignore[attr-defined]
-                    bound = set().union(*(target_names(t) for t in assignment_targets(node)))
-                    changed |= not bound <= held
-                    held |= bound
-        for node in later:
-            if type(node) is not cst.Call or not reads(node):
+        for node in self._flow_of(function, site)[0].values():
+            if type(node) is not cst.Call:
                 continue
             summary = self.ctx.summaries.of_unwalked_call(node)
             if is_backward(node) or self._helper_needs_graph(node) or (summary is not None and summary.does(BACKWARD)):
                 return True
         return False
+
+    def _flow_of(self, function: cst.FunctionDef | cst.Module,
+                 site: cst.Call) -> tuple[dict[int, cst.CSTNode], set[str]]:
+        """The nodes of `function`'s code that may run after `site` (see `_runs_after_from`)
+        and read what it gives, by id: the call itself, or a variable bound from it by an
+        assignment, a walrus or a `for`, and every node around such a read; and those
+        variables. Read once per call and function."""
+        key = (function, site)
+        if key not in self._flows:
+            start = self._runs_after_from(function, site)
+            around = {id(node) for node in (site, *ancestors_within(self.ctx, site, function))}
+            held = self._held_from(function, start, around)
+            by_name = self._names_of(function)
+            readers: dict[int, cst.CSTNode] = {}
+            for read in (site, *(n for name in held for n in by_name.get(name, ()) if self.ctx.order_index(n) >= start)):
+                for node in (read, *ancestors_within(self.ctx, read, function)):
+                    if self.ctx.order_index(node) < start or id(node) in readers:
+                        break
+                    readers[id(node)] = node
+            self._flows[key] = (readers, held)
+        return self._flows[key]
+
+    def _held_from(self, function: cst.FunctionDef | cst.Module, start: int, around: set[int]) -> set[str]:
+        """The variables of `function` bound, at or after `start`, from the call whose
+        ancestors are `around` or from such a variable (`out = predict(...)`, `if (out :=
+        ...)`, `for i, p in enumerate(...)`, then `outs = [out, 0]`)."""
+        binders = [b for b in self._binders_of(function) if b[0] >= start]
+        held: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for _, value, reads, bound in binders:
+                if not bound <= held and (id(value) in around or reads & held):
+                    held |= bound
+                    changed = True
+        return held
+
+    def _binders_of(self, function: cst.FunctionDef | cst.Module
+                    ) -> list[tuple[int, cst.CSTNode, frozenset[str], frozenset[str]]]:
+        """Each assignment, walrus and `for` of `function`'s code: its place in source order,
+        the value it binds (a `for`: what it iterates), the names that value reads, and the
+        names it binds. Read once per function."""
+        if function not in self._binders:
+            found = []
+            for node in self._code_of(function):
+                if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For):
+                    value = node.iter if type(node) is cst.For else node.value  # type: ignore[attr-defined]
+                    if value is None:
+                        continue
+                    reads = frozenset(n.value for n in self.ctx.subtree(value) if type(n) is cst.Name)  # type: ignore[attr-defined]
+                    bound = frozenset().union(*(target_names(t) for t in assignment_targets(node)))
+                    found.append((self.ctx.order_index(node), value, reads, bound))
+            self._binders[function] = found
+        return self._binders[function]
+
+    def _names_of(self, function: cst.FunctionDef | cst.Module) -> dict[str, list[cst.Name]]:
+        """The names `function`'s code spells, each with where: read once per function."""
+        if function not in self._names:
+            spelled: dict[str, list[cst.Name]] = {}
+            for node in self._code_of(function):
+                if type(node) is cst.Name:
+                    spelled.setdefault(node.value, []).append(node)
+            self._names[function] = spelled
+        return self._names[function]
+
+    def _code_of(self, function: cst.FunctionDef | cst.Module) -> Sequence[cst.CSTNode]:
+        """The nodes of a function's body (nested code included), or of the module's own code."""
+        return self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
+
+    def _kept(self, function: cst.FunctionDef | cst.Module, site: cst.Call) -> bool:
+        """What `site` gives (or a variable bound from it) is kept where other code may read
+        it: stored on an attribute or in a container (`self.cache = ...`, `ds[i] = p`),
+        added in place to a variable (`bank += preds` extends a list that a loader may
+        hold), handed to any call but one that only reads (`print(...)`, `len`, logging:
+        a function of the project may store it anywhere, `ds.set_labels(preds)`; a torch
+        function given `out=` writes into a buffer), returned or yielded, or bound to a
+        variable that other code reads (a global, or a variable of the function that a
+        function defined in it reads)."""
+        readers, held = self._flow_of(function, site)
+        for node in readers.values():
+            if type(node) in (cst.Assign, cst.AugAssign, cst.AnnAssign) and id(node.value) in readers \
+                    and (type(node) is cst.AugAssign
+                         or any(type(part) is not cst.Name  # type: ignore[attr-defined]
+                                for target in assignment_targets(node) for part in unpacked(target))):
+                return True
+            if type(node) is cst.Call and any(id(arg.value) in readers for arg in node.args) \
+                    and not reads_only(self.ctx, node):
+                return True
+            if type(node) in (cst.Return, cst.Yield) and node.value is not None and id(node.value) in readers:  # type: ignore[attr-defined]
+                return True
+        return any(self._shared_variable(function, site, name) for name in held)
+
+    def _shared_variable(self, function: cst.FunctionDef | cst.Module, at: cst.CSTNode, name: str) -> bool:
+        """`name`, a variable bound in `function`'s code at `at`, is one that other code may
+        read: a global (declared so, or a variable of the module that a function or class of
+        it reads: see `own_variable`), or one that a function, lambda or class defined in
+        `function` reads."""
+        if type(function) is cst.Module:
+            return not own_variable(self.ctx, at, name)
+        return name in self.ctx.scopes.scope_for(function).declared_outer or self._read_by_inner_function(function, name)
+
+    def _read_by_inner_function(self, function: cst.FunctionDef, name: str) -> bool:
+        """A function, lambda or class defined in `function` reads its variable `name`."""
+        return any(self.ctx.enclosing_function(node) is not function
+                   or any(type(a) in (cst.Lambda, cst.ClassDef) for a in ancestors_within(self.ctx, node, function))
+                   for node in self._names_of(function).get(name, ()))
 
     def _looked_at_in_training(self, call: cst.Call, loop: Loop) -> bool:
         """`loop`, which runs `call`, lies in a look at the model now and then (see
@@ -3892,28 +4197,62 @@ class EvalWithoutNoGrad(Rule):
         on `self`), which its caller may back-propagate before it runs the function again.
         `evaluated`: the models in eval mode at `call`. Calls of `besides` do not count (a
         function serving both phases, called to train too)."""
-        # the module's own code: not its functions'
-        nodes = self.ctx.subtree(function.body) if type(function) is cst.FunctionDef else self.ctx.own_nodes(function)
+        return self._graph_users(function, call, evaluated, besides)[0]
+
+    def _graph_users(self, function: cst.FunctionDef | cst.Module, call: cst.Call,
+                     evaluated: Facts = frozenset(), besides: cst.FunctionDef | None = None) -> tuple[bool, bool]:
+        """`_function_needs_graph`, then the same with the calls that run a training phase of
+        their own (see `_training_phase`) left out."""
         around = {id(ancestor) for ancestor in self.ctx.ancestors(call)}
-        innermost = self._innermost_loops(function, nodes)
+        innermost = self._innermost_loops(function, self._code_of(function))
         start = self._runs_after_from(function, call)
-        before = False
-        for node in nodes:
+        # only the call itself is known to run with the model in eval mode
+        users = [user for user in self._graph_nodes(function) if user[0] is not call]
+        users += self._graph_nodes_at(call, evaluated)
+        before = before_besides_phases = after = False
+        for node, callee, phase in users:
             loop = innermost[id(node)]
             # in a loop (or a loop itself) that does not hold the call
-            if (loop is not None and id(loop) not in around) or (before and self.ctx.order_index(node) < start):
+            if (loop is not None and id(loop) not in around) or (besides is not None and callee is besides):
                 continue
-            callee = self.ctx.local_callee(node)
-            if besides is not None and callee is besides:
-                continue
-            # only the call itself is known to run with the model in eval mode; a call whose
-            # flag skips what needs a graph (`log_metrics(model, y, train=False)`) needs none
-            if self._uses_graph(node, handing=False, evaluated=evaluated if node is call else frozenset()) or (
-                    callee is not None and self._body_of_needs_graph(callee) and self._run_by_flag(node) is None):
-                if self.ctx.order_index(node) >= start:
-                    return True
+            if self.ctx.order_index(node) >= start:
+                if not phase:
+                    return True, True
+                after = True
+            else:
                 before = True
-        return before and type(function) is cst.FunctionDef and outlives_call(self.ctx, function, call)
+                before_besides_phases |= not phase
+        outlives = before and type(function) is cst.FunctionDef and outlives_call(self.ctx, function, call)
+        return after or outlives, before_besides_phases and outlives
+
+    def _graph_nodes(self, function: cst.FunctionDef | cst.Module
+                     ) -> list[tuple[cst.CSTNode, cst.FunctionDef | None, bool]]:
+        """The nodes of `function`'s code (the module's own code: not its functions') that
+        back-propagate, step or clear gradients, or call a function of the file that does,
+        each with the function it calls and whether it runs a training phase of its own (see
+        `_training_phase`). Read once per function."""
+        if function not in self._graph_nodes_of:
+            self._graph_nodes_of[function] = [user for node in self._code_of(function)
+                                              for user in self._graph_nodes_at(node)]
+        return self._graph_nodes_of[function]
+
+    def _graph_nodes_at(self, node: cst.CSTNode, evaluated: Facts = frozenset()
+                        ) -> list[tuple[cst.CSTNode, cst.FunctionDef | None, bool]]:
+        """`node` as `_graph_nodes` lists it, with the models of `evaluated` in eval mode:
+        not at all where it needs no graph."""
+        callee = self.ctx.local_callee(node)
+        # a call whose flag skips what needs a graph (`log_metrics(model, y, train=False)`) needs none
+        if self._uses_graph(node, handing=False, evaluated=evaluated) or (
+                callee is not None and self._body_of_needs_graph(callee) and self._run_by_flag(node) is None):
+            return [(node, callee, self._training_phase(node))]
+        return []
+
+    def _training_phase(self, node: cst.CSTNode) -> bool:
+        """`node` calls a function of the project that puts a model in train mode itself and
+        trains it (`train_one_epoch(model, loader, optimizer)` of a `def train_one_epoch(...):
+        model.train(); ...`): a phase of its own, as its summary tells."""
+        summary = self.ctx.summaries.of_call(node) if type(node) is cst.Call else None
+        return summary is not None and summary.does(TRAIN)
 
     def _innermost_loops(self, function: cst.FunctionDef | cst.Module,
                          nodes: Sequence[cst.CSTNode]) -> dict[int, cst.CSTNode | None]:

@@ -219,7 +219,7 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
             targets = assignment_targets(node)
             if names_in(node.value) & tracked and not all(type(t) is cst.Name for t in targets):
                 return True
-        if type(node) is cst.Call and not _reads_only(ctx, node):
+        if type(node) is cst.Call and not reads_only(ctx, node):
             if any(names_in(arg.value) & tracked for arg in node.args):
                 return True
         if type(node) in (cst.List, cst.Tuple, cst.Dict, cst.Set) and _holds(node, tracked):
@@ -594,7 +594,13 @@ def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str
     return grown
 
 
-def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
+def reads_only(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` reads what it is handed and keeps none of it: a builtin that reads
+    (`print`, `len`), a logging method, a function of a module that only reads;
+    never a call given `out=`, which writes into a buffer that outlives it
+    (`torch.cat(parts, out=buf)`)."""
+    if any(arg.keyword is not None and arg.keyword.value == "out" for arg in call.args):
+        return False
     func = call.func
     if type(func) is cst.Name and func.value in _READING_BUILTINS and ctx.qualified_name(func) is None:
         return True
