@@ -501,7 +501,7 @@ _READING_STATEMENTS = (cst.Expr, cst.If, cst.While, cst.Del, cst.Assign, cst.Ann
 
 def _may_keep(ctx: FileContext, read: cst.Name) -> bool:
     """What `read` reads may be kept by the expression and statement around it: it is
-    handed to a call that may keep it (see `_reads_only`), put in a container written
+    handed to a call that may keep it (see `reads_only`), put in a container written
     out, asked for its graph, read by a lambda, a nested function or a generator, bound by
     `:=`, or read by a statement other than an expression, a test, a `del` or a binding
     of plain names (which the caller follows). A number made of it (`sum(losses).item()`,
@@ -554,11 +554,11 @@ def _number(ctx: FileContext, node: cst.CSTNode, child: cst.CSTNode) -> bool:
 
 def _follows(ctx: FileContext, call: cst.Call) -> bool:
     """A call whose arguments are followed into what it returns, not kept by it:
-    library math, printing and logging (see `_reads_only`), `sum(...)`, `len(...)`."""
+    library math, printing and logging (see `reads_only`), `sum(...)`, `len(...)`."""
     func = call.func
     if type(func) is cst.Name and func.value in _FOLLOWED_BUILTINS and ctx.qualified_name(func) is None:
         return not any(arg.keyword is not None for arg in call.args)
-    return _reads_only(ctx, call)
+    return reads_only(ctx, call)
 
 
 def _binders(ctx: FileContext, function: cst.FunctionDef
