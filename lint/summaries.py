@@ -169,7 +169,8 @@ class Summary:
     returns_grad_scaler: bool = False
     returns_distributed_loader: bool = False
     # every return gives a DataLoader it builds with `pin_memory` left out or False (not
-    # through `**kwargs`); not a flag that a call it returns hands on (`_FLAGS`): one of
+    # through `**kwargs`), or what the one function whose result it returns does (see
+    # `returns_result_of`); not a flag that a call it returns hands on (`_FLAGS`): one of
     # its other returns may give a pinned loader
     returns_unpinned_loader: bool = False
     # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
@@ -786,10 +787,12 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             if through is not None:
                 backwards[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
     flags["returns_float16"] = flags["returns_float16"] or () in float16  # a path every call takes
+    result_of = resolve(own.returns_result_of[0]) if own.returns_result_of else None
     sampler = own.returns_distributed_sampler
-    if not sampler and own.returns_result_of:
-        callee = resolve(own.returns_result_of[0])
-        sampler = passed_sampler(callee, own.returns_result_of[1:]) if callee is not None else ()
+    if not sampler and result_of is not None:
+        sampler = passed_sampler(result_of, own.returns_result_of[1:])
+    # `def build(cfg): return make_loader(cfg)`: every return gives what the builder returns
+    unpinned = own.returns_unpinned_loader or (result_of is not None and result_of.returns_unpinned_loader)
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
     forwards = (_linked(own.forwards, own.forwards_through, resolve, local)
@@ -812,6 +815,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         flag_writes=frozenset(flag_writes),
         guarded_steps=tuple(guarded),
         returns_distributed_sampler=sampler,
+        returns_unpinned_loader=unpinned,
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
