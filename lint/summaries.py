@@ -76,6 +76,7 @@ _SUMMARY_TOKENS = (
     "schedule",  # a builder of a scheduler (see `Summary.returned_items`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
+    "hook(",  # a helper registering a hook that updates a scaler (see `Summary.updates_later`)
     "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
     "fp16",  # a helper that sets a float16 option (see `Summary.flag_writes`)
     # deprecated AMP names a module may import for others to import from it
@@ -88,7 +89,7 @@ _TRIGGERS = {
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": ".scale(", "plain_steps": "schedule",
-    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_", "handed_away": "",
+    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_", "handed_away": "", "updates_later": "",
     "returns_float16": "autocast", "returns_grad_scaler": "GradScaler", "copies_non_blocking": "non_blocking",
 }
 
@@ -196,6 +197,10 @@ class Summary:
     # summary tells (`def prepare(model): somelib.enable_dropout(model)`): it may switch
     # their mode, or do anything else to them
     handed_away: frozenset[str] = frozenset()
+    # params whose `update()` a lambda or a function defined inside it calls: a hook it
+    # registers (`opt.register_step_post_hook(lambda *_: scaler.update())`), which
+    # updates a GradScaler handed in at other times, after the call returns
+    updates_later: frozenset[str] = frozenset()
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)
     steps: frozenset[str] = frozenset()
@@ -561,7 +566,8 @@ def _call_json(call: Call) -> list[object]:
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader", "returns_float16", "returns_grad_scaler")
 _SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
-         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales", "handed_away")
+         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales", "handed_away",
+         "updates_later")
 
 
 def close(

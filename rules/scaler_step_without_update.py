@@ -5,7 +5,9 @@ from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name, named_scaler, receiver_method
+from trainlint.analysis.scopes import (
+    alternatives, argument_slots, bound_arguments, dotted_name, named_scaler, receiver_method,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
@@ -67,7 +69,10 @@ class ScalerStepWithoutUpdate(Rule):
     another module, `callbacks.on_step(self)`). A scaler handed out anywhere
     in the file (`hook = StepHook(scaler)`), whose `update` is stored
     (`end_of_step = scaler.update`) or read in a lambda or a nested function
-    (an optimizer's step hook) may be updated out of sight: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    (an optimizer's step hook), or that is handed to a function of the project,
+    in any module, whose lambda or nested function calls its `update()`
+    (`install_update_hook(optimizer, scaler)` registering
+    `lambda *_: scaler.update()`), may be updated out of sight: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -297,6 +302,28 @@ class ScalerStepWithoutUpdate(Rule):
         "            with torch.autocast('cuda'):\n"
         "                loss = self.model(x).sum()\n"
         "            Trainer._step(self, loss)\n",
+        # a helper hands the scaler to a hook that only reads it, and updates another object
+        Example(
+            "import torch\n"
+            "def log_scale_hook(optimizer, scaler, stats):\n"
+            "    optimizer.register_step_post_hook(lambda *_: stats.update(scale=scaler.get_scale()))\n"
+            "def train(model, optimizer, loader, stats):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    log_scale_hook(optimizer, scaler, stats)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(optimizer)  # expect: TL104\n",
+            fixed="import torch\n"
+            "def log_scale_hook(optimizer, scaler, stats):\n"
+            "    optimizer.register_step_post_hook(lambda *_: stats.update(scale=scaler.get_scale()))\n"
+            "def train(model, optimizer, loader, stats):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    log_scale_hook(optimizer, scaler, stats)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(optimizer)  # expect: TL104\n"
+            "        scaler.update()\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -540,6 +567,16 @@ class ScalerStepWithoutUpdate(Rule):
         "    def train_one_iter(trainer, batch):\n"
         "        trainer.scaler.scale(trainer.model(batch).mean()).backward()\n"
         "        trainer.scaler.step(trainer.optimizer)\n",
+        # a helper registers an optimizer step hook that updates the scaler it is handed
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -757,7 +794,7 @@ class ScalerStepWithoutUpdate(Rule):
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
                 continue  # the name part of `self.scaler`: judged as the whole
-            if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent):
+            if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent) and not self._updated_later(parent):
                 continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
             if self._only_tested(node):
                 continue  # `if scaler is not None:`, `if self.scaler and "scaler" in state:`
@@ -781,6 +818,17 @@ class ScalerStepWithoutUpdate(Rule):
         which may hold the scaler and update it whenever it is used."""
         call = self.ctx.parent(arg)
         return type(call) is cst.Call and type(self.ctx.parent(call)) in (cst.Assign, cst.AnnAssign)
+
+    def _updated_later(self, arg: cst.Arg) -> bool:
+        """The function of the project the call given `arg` runs registers a hook that
+        updates it at other times (`install_update_hook(optimizer, scaler)` running
+        `optimizer.register_step_post_hook(lambda *_: scaler.update())`, in any module)."""
+        call = self.ctx.parent(arg)
+        summary = self.ctx.summaries.of_call(call) if type(call) is cst.Call else None  # type: ignore[arg-type]
+        if summary is None or not summary.updates_later:
+            return False
+        return any(given is arg and summary.slot(slot) in summary.updates_later
+                   for slot, given in argument_slots(call))  # type: ignore[arg-type]
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function

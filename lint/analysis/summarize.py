@@ -60,7 +60,7 @@ from trainlint.analysis.scopes import (
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
-    MODULE_WRAPPERS, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
+    MODULE_WRAPPERS, ancestors_within, is_clip_call, loops_within, measures_only, method_call, module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
@@ -624,6 +624,7 @@ class _Summarizer:
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
         sets["uncleared_loop_steps"] = self._uncleared_loop_steps(loops) if BACKWARD in events else set()
         sets["optimizes"] = self._optimized()
+        sets["updates_later"] = self._updated_later()
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
@@ -968,6 +969,23 @@ class _Summarizer:
                 param = self._param(receiver) if receiver is not None and not call.args else None
                 if param is not None and optimizer_step(self.ctx, call) is None:
                     found.add(param)
+        return found
+
+    def _updated_later(self) -> set[str]:
+        """Parameters whose `update()` a lambda or a function defined in this one calls
+        (see `Summary.updates_later`)."""
+        if ".update" not in self.ctx.source:
+            return set()
+        receivers = self.ctx.receivers
+        found: set[str] = set()
+        for call in only(self.ctx.subtree(self.func.body), cst.Call):
+            updated = method_call(call, "update")  # type: ignore[arg-type]
+            if type(updated) is not cst.Name or updated.value not in self.params:
+                continue
+            binding = receivers.binding(updated)
+            if binding is not None and binding.owner is self.func and any(
+                    type(a) in (cst.Lambda, cst.FunctionDef) for a in ancestors_within(self.ctx, call, self.func)):
+                found.add(updated.value)  # the outer parameter, read where the hook runs later
         return found
 
     def _optimized(self) -> set[str]:

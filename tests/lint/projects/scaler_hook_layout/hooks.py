@@ -1,0 +1,10 @@
+"""Optimizer step hooks that the training scripts install: one updates the GradScaler
+after every step, one only logs its scale."""
+
+
+def install_update_hook(optimizer, scaler):
+    optimizer.register_step_post_hook(lambda *_: scaler.update())
+
+
+def install_scale_logger(optimizer, scaler, log):
+    optimizer.register_step_post_hook(lambda *_: log.update(scale=scaler.get_scale()))
