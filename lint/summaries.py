@@ -76,7 +76,7 @@ _SUMMARY_TOKENS = (
     "schedule",  # a builder of a scheduler (see `Summary.returned_items`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
-    "hook(",  # a helper registering a hook that updates a scaler (see `Summary.updates_later`)
+    "register_step_post_hook",  # a helper registering a hook that updates a scaler (see `Summary.updates_later`)
     "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
     "fp16",  # a helper that sets a float16 option (see `Summary.flag_writes`)
     # deprecated AMP names a module may import for others to import from it
@@ -89,7 +89,7 @@ _TRIGGERS = {
     UNSCALE: "unscale_", EVAL: ".eval(", "eval_mode": ".eval(", "returns_graph": "backward", "accumulates": "backward", "backpropagates": "backward",
     "half": "half", "returns_half": "half", "set_epoch": "sampler", "returns_distributed_loader": "DistributedSampler",
     "steps": "backward", "known_steps": "backward", "scales_backward": ".scale(", "plain_steps": "schedule",
-    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_", "handed_away": "", "updates_later": "",
+    "uncleared_loop_steps": "backward", "optimizes": "", "unscales": "unscale_", "handed_away": "",
     "returns_float16": "autocast", "returns_grad_scaler": "GradScaler", "copies_non_blocking": "non_blocking",
 }
 
@@ -197,10 +197,12 @@ class Summary:
     # summary tells (`def prepare(model): somelib.enable_dropout(model)`): it may switch
     # their mode, or do anything else to them
     handed_away: frozenset[str] = frozenset()
-    # params whose `update()` a lambda or a function defined inside it calls: a hook it
-    # registers (`opt.register_step_post_hook(lambda *_: scaler.update())`), which
-    # updates a GradScaler handed in at other times, after the call returns
-    updates_later: frozenset[str] = frozenset()
+    # (scaler, optimizer): a param whose `update()` a lambda, or a function defined in it,
+    # calls, which it registers on every call as a step post-hook of the other param
+    # (`optimizer.register_step_post_hook(lambda *_: scaler.update())`, under no branch,
+    # loop or handler, no earlier return), itself or through a function it so calls with
+    # both: after the call returns, each step of that optimizer updates the scaler
+    updates_later: frozenset[tuple[str, str]] = frozenset()
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)
     steps: frozenset[str] = frozenset()
@@ -450,6 +452,7 @@ class Summary:
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"flag_writes": [list(write) for write in sorted(self.flag_writes)]} if self.flag_writes else {}),
+            **({"updates_later": [list(pair) for pair in sorted(self.updates_later)]} if self.updates_later else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
@@ -518,6 +521,8 @@ class Summary:
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
             flag_writes=frozenset((flag, value) for flag, value in data.get("flag_writes", ())),  # type: ignore[union-attr]
+            updates_later=frozenset((scaler, optimizer)
+                                    for scaler, optimizer in data.get("updates_later", ())),  # type: ignore[union-attr]
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
@@ -566,8 +571,7 @@ def _call_json(call: Call) -> list[object]:
 
 _FLAGS = ("returns_graph", "returns_half", "returns_distributed_loader", "returns_float16", "returns_grad_scaler")
 _SETS = ("set_epoch", "accumulates", "half", "eval_mode", "backpropagates", "steps", "known_steps",
-         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales", "handed_away",
-         "updates_later")
+         "scales_backward", "plain_steps", "uncleared_loop_steps", "optimizes", "unscales", "handed_away")
 
 
 def close(
@@ -711,6 +715,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flag_writes = set(own.flag_writes)
+    updates_later = set(own.updates_later)
     flags = {name: getattr(own, name) for name in _FLAGS}
     graph_items = own.items_holding(GRAPH)
     for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
@@ -755,6 +760,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             flag_writes |= {(caller_param + flag[len(param):], value) for flag, value in callee.flag_writes
                             if param is not None and flag.startswith(param + ".")}
         handed = callee.bound(event.args)
+        if not event.occasional:  # `install_update_hook(optimizer, scaler)` on every call
+            updates_later |= {(handed[scaler], handed[optimizer]) for scaler, optimizer in callee.updates_later
+                              if scaler in handed and optimizer in handed}
         given = callee.bound((slot, value) for slot, value in event.constants if slot != "*")
         unpacks = any(slot == "*" for slot, _ in event.constants)
         for stepped, bound in callee.guarded_steps:
@@ -819,6 +827,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         called_forwards=called,
         unjudged_steps=unjudged,
         flag_writes=frozenset(flag_writes),
+        updates_later=frozenset(updates_later),
         guarded_steps=tuple(guarded),
         returns_distributed_sampler=sampler,
         returns_unpinned_loader=unpinned,

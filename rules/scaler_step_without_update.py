@@ -41,7 +41,9 @@ class ScalerStepWithoutUpdate(Rule):
     a `with` that swallows errors (the error of a second step may be relied
     on) or in an `assert`, or a loop that steps the scaler more than once
     (several optimizers, a loop over them): `update()` belongs once after all
-    of their steps.
+    of their steps. Nor does a scaler handed, outside the loops, to a function
+    this file does not define (`subscribe_update(events, scaler)`), which may
+    subscribe a callback that updates it.
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
@@ -70,9 +72,13 @@ class ScalerStepWithoutUpdate(Rule):
     in the file (`hook = StepHook(scaler)`), whose `update` is stored
     (`end_of_step = scaler.update`) or read in a lambda or a nested function
     (an optimizer's step hook), or that is handed to a function of the project,
-    in any module, whose lambda or nested function calls its `update()`
-    (`install_update_hook(optimizer, scaler)` registering
-    `lambda *_: scaler.update()`), may be updated out of sight: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    in any module, that registers, on every call (under no branch, loop or
+    handler), a step post-hook calling its `update()` on the optimizer the loop
+    steps (`install_update_hook(optimizer, scaler)` running
+    `optimizer.register_step_post_hook(lambda *_: scaler.update())`), may be
+    updated out of sight: not flagged. A hook defined and never registered,
+    registered under a condition, on another optimizer, or in any other way
+    (`events.subscribe(...)`) does not count. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -324,6 +330,58 @@ class ScalerStepWithoutUpdate(Rule):
             "        scaler.step(optimizer)  # expect: TL104\n"
             "        scaler.update()\n",
         ),
+        # a helper defines a hook that would update the scaler, but never registers it
+        "import torch\n"
+        "def make_update_hook(optimizer, scaler):\n"
+        "    def hook(*_):\n"
+        "        scaler.update()\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    make_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the helper registers its hook only when asked, and this call does not ask
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler, enabled):\n"
+        "    if enabled:\n"
+        "        optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler, False)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the hook goes on another optimizer than the one the loop steps: it never runs
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, swa_optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(swa_optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # no fix: a helper of another module is handed the scaler, and may subscribe a
+        # callback that updates it (`events.subscribe("step_end", lambda *_: scaler.update())`)
+        "import torch\n"
+        "from callbacks import subscribe_update\n"
+        "def train(model, optimizer, loader, events):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    subscribe_update(events, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the hook updates a scaler it is given when it runs, not the one handed to the helper
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda scaler, *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -577,6 +635,19 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(optimizer)\n",
+        # the same, the arguments given by keyword, from a constructor, on the optimizer stepped
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        install_update_hook(scaler=self.scaler, optimizer=self.optimizer)\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.scaler.scale(self.model(x).mean()).backward()\n"
+        "            self.scaler.step(self.optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -602,7 +673,7 @@ class ScalerStepWithoutUpdate(Rule):
         # that call it (no fix there: the function's callers elsewhere may update)
         called_steps: dict[cst.FunctionDef, list[cst.Call]] = {}
         for step, scaler, binding in steps:
-            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
+            if scaler_switched_off(self.ctx, binding) or self._handed_out(step, scaler, binding) or self._overridden(binding):
                 continue
             loop = self._training_loop(step)
             if loop is None:
@@ -621,7 +692,7 @@ class ScalerStepWithoutUpdate(Rule):
             # first on a scale already changed, so no fix
             once = not loops_within(self.ctx, step, loop)  # no loop over optimizers in between
             fix = (self._fix(step, scaler) if once and not others and not updated and not updating_helpers
-                   and self._built_here(binding) else None)
+                   and self._built_here(binding) and not self._handed_beyond_the_file(scaler, binding) else None)
             self.report(step, fix=fix)
         for func, found in called_steps.items():
             stepped = {self.ctx.code(step.args[0].value) for step in found}
@@ -769,14 +840,15 @@ class ScalerStepWithoutUpdate(Rule):
                 return True
         return False
 
-    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
+    def _handed_out(self, step: cst.Call, scaler: cst.BaseExpression, binding: Binding) -> bool:
         """The scaler, or its `update` method, reaches code that may call it where
         this loop cannot see: given to a call whose result is kept, anywhere in the
-        file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
-        (`end_of_step = scaler.update`, a list of callbacks), or read in a lambda
-        or a function defined inside (an optimizer's step hook). Only its own
-        methods called on it (`scaler.step(opt)`, `scaler.get_scale()`) say what
-        it does."""
+        file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), or to a
+        function of the project that registers a hook updating it on the optimizer
+        `step` steps (see `_updated_later`), stored (`end_of_step = scaler.update`, a
+        list of callbacks), or read in a lambda or a function defined inside (an
+        optimizer's step hook). Only its own methods called on it (`scaler.step(opt)`,
+        `scaler.get_scale()`) say what it does."""
         written = self.ctx.code(scaler)
         receivers = self.ctx.receivers
         for node in self.ctx.shared(_by_dotted_name).get(written, ()):
@@ -794,7 +866,8 @@ class ScalerStepWithoutUpdate(Rule):
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
                 continue  # the name part of `self.scaler`: judged as the whole
-            if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent) and not self._updated_later(parent):
+            if (type(parent) is cst.Arg and not nested and not self._kept_by_result(parent)
+                    and not self._updated_later(parent, step.args[0].value)):
                 continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
             if self._only_tested(node):
                 continue  # `if scaler is not None:`, `if self.scaler and "scaler" in state:`
@@ -819,16 +892,20 @@ class ScalerStepWithoutUpdate(Rule):
         call = self.ctx.parent(arg)
         return type(call) is cst.Call and type(self.ctx.parent(call)) in (cst.Assign, cst.AnnAssign)
 
-    def _updated_later(self, arg: cst.Arg) -> bool:
-        """The function of the project the call given `arg` runs registers a hook that
-        updates it at other times (`install_update_hook(optimizer, scaler)` running
-        `optimizer.register_step_post_hook(lambda *_: scaler.update())`, in any module)."""
+    def _updated_later(self, arg: cst.Arg, stepped: cst.BaseExpression) -> bool:
+        """The function of the project the call given `arg` runs registers, on every call,
+        a step post-hook that updates it on the optimizer the call gives, and that is the
+        one `stepped` (`install_update_hook(optimizer, scaler)` running
+        `optimizer.register_step_post_hook(lambda *_: scaler.update())`, in any module;
+        see `Summary.updates_later`)."""
         call = self.ctx.parent(arg)
         summary = self.ctx.summaries.of_call(call) if type(call) is cst.Call else None  # type: ignore[arg-type]
         if summary is None or not summary.updates_later:
             return False
-        return any(given is arg and summary.slot(slot) in summary.updates_later
-                   for slot, given in argument_slots(call))  # type: ignore[arg-type]
+        given = {summary.slot(slot): value for slot, value in argument_slots(call)}  # type: ignore[arg-type]
+        return any(given.get(scaler) is arg and optimizer in given
+                   and self.ctx.code(given[optimizer].value) == self.ctx.code(stepped)
+                   for scaler, optimizer in summary.updates_later)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
@@ -925,6 +1002,22 @@ class ScalerStepWithoutUpdate(Rule):
         epoch), nor a class of the project (whose `step()` may update)."""
         values = self.ctx.receivers.assigned(binding)
         return bool(values) and all(self._torch_scaler_or_none(value) for value in values)
+
+    def _handed_beyond_the_file(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
+        """The scaler is given, outside any loop, to a call of a function this file does
+        not define (`install(events, scaler)` of another module, once, to set up): whether
+        the linter reads it or not, it may subscribe a callback that updates it
+        (`events.subscribe("step_end", lambda *_: scaler.update())`), and an added
+        `update()` would run twice. A call in a loop does its work then (see `_handed_out`)."""
+        receivers = self.ctx.receivers
+        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
+            arg = self.ctx.parent(node)
+            if type(arg) is not cst.Arg or arg.value is not node or receivers.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            call = self.ctx.parent(arg)
+            if type(call) is cst.Call and self.ctx.local_callee(call) is None and not loops_within(self.ctx, call, None):
+                return True
+        return False
 
     def _torch_scaler_or_none(self, value: cst.BaseExpression) -> bool:
         """`torch.amp.GradScaler(...)`, or that or None (`GradScaler() if fp16 else None`)."""

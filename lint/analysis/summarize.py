@@ -624,7 +624,6 @@ class _Summarizer:
         sets["backpropagates"] = consumed_names(self.ctx, self.func.body) & set(self.params) if BACKWARD in events else set()
         sets["uncleared_loop_steps"] = self._uncleared_loop_steps(loops) if BACKWARD in events else set()
         sets["optimizes"] = self._optimized()
-        sets["updates_later"] = self._updated_later()
         returned: list[cst.BaseExpression] = []
         whole: list[cst.BaseExpression] = []  # values returned alone, not in a tuple
         tuples: list[cst.Tuple] = []
@@ -694,6 +693,7 @@ class _Summarizer:
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
             flag_writes=self._flag_writes(),
+            updates_later=self._updated_later(),
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
@@ -971,21 +971,46 @@ class _Summarizer:
                     found.add(param)
         return found
 
-    def _updated_later(self) -> set[str]:
-        """Parameters whose `update()` a lambda or a function defined in this one calls
-        (see `Summary.updates_later`)."""
-        if ".update" not in self.ctx.source:
-            return set()
-        receivers = self.ctx.receivers
-        found: set[str] = set()
-        for call in only(self.ctx.subtree(self.func.body), cst.Call):
-            updated = method_call(call, "update")  # type: ignore[arg-type]
-            if type(updated) is not cst.Name or updated.value not in self.params:
+    def _updated_later(self) -> frozenset[tuple[str, str]]:
+        """`Summary.updates_later` of its own registrations: `optimizer.register_step_post_hook(hook)`
+        of an unchanged param, on every call, where `hook` is a lambda or a function defined in
+        this one that calls `update()` on another unchanged param."""
+        if "register_step_post_hook" not in self.ctx.source:
+            return frozenset()
+        found: set[tuple[str, str]] = set()
+        for call in only(self.ctx.own_nodes(self.func.body), cst.Call):
+            optimizer = method_call(call, "register_step_post_hook")  # type: ignore[arg-type]
+            if (type(optimizer) is not cst.Name or not self._unchanged_param(optimizer)
+                    or not call.args or call.args[0].keyword is not None  # type: ignore[attr-defined]
+                    or not self._on_every_call(call) or self._exits_before(call)):
                 continue
-            binding = receivers.binding(updated)
-            if binding is not None and binding.owner is self.func and any(
-                    type(a) in (cst.Lambda, cst.FunctionDef) for a in ancestors_within(self.ctx, call, self.func)):
-                found.add(updated.value)  # the outer parameter, read where the hook runs later
+            hook = self._hook_body(call.args[0].value)  # type: ignore[attr-defined]
+            found.update((scaler, optimizer.value) for scaler in self._updated_in(hook))
+        return frozenset(found)
+
+    def _hook_body(self, hook: cst.BaseExpression) -> cst.CSTNode | None:
+        """What a registered hook runs: a lambda's body, or a function defined in this one
+        (directly in its body) by the name given."""
+        if type(hook) is cst.Lambda:
+            return hook.body
+        if type(hook) is cst.Name:
+            defined = [stmt for stmt in self.func.body.body
+                       if type(stmt) is cst.FunctionDef and stmt.name.value == hook.value]
+            return defined[0].body if len(defined) == 1 else None
+        return None
+
+    def _updated_in(self, body: cst.CSTNode | None) -> set[str]:
+        """Unchanged params whose `update()` `body` calls (read where the hook runs, later),
+        not a parameter of the hook by the same name."""
+        if body is None:
+            return set()
+        found = set()
+        for call in only(self.ctx.subtree(body), cst.Call):
+            updated = method_call(call, "update")  # type: ignore[arg-type]
+            if type(updated) is cst.Name and self._unchanged_param(updated) and not any(
+                    type(a) in (cst.Lambda, cst.FunctionDef) and updated.value in named_parameters(a)  # type: ignore[arg-type]
+                    for a in ancestors_within(self.ctx, call, self.func)):  # `lambda scaler, *_: scaler.update()`
+                found.add(updated.value)
         return found
 
     def _optimized(self) -> set[str]:

@@ -637,3 +637,13 @@ def test_a_star_import_of_a_module_that_may_bind_torch_otherwise_withholds_the_f
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text((target.read_text() if target.exists() else "") + added)
     assert _fixable_amp_lines(project, None)["train.py"] == []
+
+
+def test_a_scaler_handed_to_a_helper_of_another_module_gets_no_fix() -> None:
+    """scaler_hook_layout/train.py hands its scalers to helpers of other modules, one of
+    which (events.py, which the linter does not summarize) subscribes a callback updating
+    it: an `update()` added after the step could run twice, so no finding there has a fix."""
+    project = PROJECTS / "scaler_hook_layout"
+    result = run(_files(project), select_rules(["TL104"], [], []), Config(root=project), RunOptions(jobs=1))
+    assert [f.line for f in result.findings if f.fix is not None] == []
+    assert len(result.findings) == 4

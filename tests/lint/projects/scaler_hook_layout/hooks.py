@@ -8,3 +8,8 @@ def install_update_hook(optimizer, scaler):
 
 def install_scale_logger(optimizer, scaler, log):
     optimizer.register_step_post_hook(lambda *_: log.update(scale=scaler.get_scale()))
+
+
+def install_update_hook_when(optimizer, scaler, enabled):
+    if enabled:
+        optimizer.register_step_post_hook(lambda *_: scaler.update())
