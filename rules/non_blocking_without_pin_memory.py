@@ -81,7 +81,9 @@ class NonBlockingWithoutPinMemory(Rule):
     build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
     of the one assignment of its name (`train_loader, val_loader =
     get_loaders(cfg)`); one the function is handed is not, nor a tuple
-    another builder returns that it returns in turn. A loader whose attribute is set after it is built
+    another builder returns that it returns in turn, nor what a decorated
+    function returns (`@pinned def make_loader(ds)`: the call returns what the
+    decorator makes of it). A loader whose attribute is set after it is built
     (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
     "pin_memory", flag)`) while the name still holds the loader the loop
     draws, before the loop in its code body or, in another one (the
@@ -498,6 +500,24 @@ class NonBlockingWithoutPinMemory(Rule):
         "    for x in build_pinned(ds):\n"
         "        model(x.to(device, non_blocking=True))\n"
         "    for x in build_either(ds, fast):\n"
+        "        model(x.to(device, non_blocking=True))\n",
+        # a builder whose decorator pins what it returns, called directly or through another
+        "from torch.utils.data import DataLoader\n"
+        "def pinned(build):\n"
+        "    def wrapper(*args):\n"
+        "        loader = build(*args)\n"
+        "        loader.pin_memory = True\n"
+        "        return loader\n"
+        "    return wrapper\n"
+        "@pinned\n"
+        "def make_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build(ds):\n"
+        "    return make_loader(ds)\n"
+        "def train(model, ds, device):\n"
+        "    for x in make_loader(ds):\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    for x in build(ds):\n"
         "        model(x.to(device, non_blocking=True))\n",
     )
 

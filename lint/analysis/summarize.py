@@ -56,7 +56,7 @@ from trainlint.analysis.runtime_patches import module_run, module_runs
 from trainlint.analysis.search_paths import search_paths
 from trainlint.analysis.torch_binding import module_facts, star_questions
 from trainlint.analysis.scopes import (
-    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
+    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments, decorated,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
@@ -1691,8 +1691,9 @@ class _Summarizer:
     def _unpinned_loader(self, expr: cst.BaseExpression) -> bool:
         """A DataLoader built without `pin_memory=True`: the call itself, or the one value a
         variable of the function is assigned (not a parameter: another module's call may
-        hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`)."""
-        if "DataLoader" not in self.ctx.source:
+        hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`). Not
+        in a decorated function: what a call returns is the decorator's (`@pinned`)."""
+        if "DataLoader" not in self.ctx.source or decorated(self.func):
             return False
         built = single_assignment(self.ctx, expr) if type(expr) is cst.Name else expr
         return (type(built) is cst.Call and self.ctx.call_name(built) == DATALOADER_CLASS
