@@ -201,7 +201,9 @@ class Summary:
     # calls, which it registers on every call as a step post-hook of the other param
     # (`optimizer.register_step_post_hook(lambda *_: scaler.update())`, under no branch,
     # loop or handler, no earlier return), itself or through a function it so calls with
-    # both: after the call returns, each step of that optimizer updates the scaler
+    # both: after the call returns, each step of that optimizer that is not skipped updates
+    # the scaler. TL104 still reports such a loop, with a message of its own and no fix: a
+    # step skipped for inf/NaN gradients runs no hook, so the next `scaler.step()` raises
     updates_later: frozenset[tuple[str, str]] = frozenset()
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)

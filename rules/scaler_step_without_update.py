@@ -43,7 +43,11 @@ class ScalerStepWithoutUpdate(Rule):
     (several optimizers, a loop over them): `update()` belongs once after all
     of their steps. Nor does a scaler handed, outside the loops, to a function
     this file does not define (`subscribe_update(events, scaler)`), which may
-    subscribe a callback that updates it.
+    subscribe a callback that updates it. Nor does a scaler whose update a
+    helper registers as an optimizer step hook (below): an `update()` added
+    after the step would run a second time on every step that is not skipped,
+    and raise (`No inf checks were recorded prior to update`); move the update
+    out of the hook instead.
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
@@ -71,14 +75,19 @@ class ScalerStepWithoutUpdate(Rule):
     another module, `callbacks.on_step(self)`). A scaler handed out anywhere
     in the file (`hook = StepHook(scaler)`), whose `update` is stored
     (`end_of_step = scaler.update`) or read in a lambda or a nested function
-    (an optimizer's step hook), or that is handed to a function of the project,
-    in any module, that registers, on every call (under no branch, loop or
-    handler), a step post-hook calling its `update()` on the optimizer the loop
-    steps (`install_update_hook(optimizer, scaler)` running
-    `optimizer.register_step_post_hook(lambda *_: scaler.update())`), may be
-    updated out of sight: not flagged. A hook defined and never registered,
-    registered under a condition, on another optimizer, or in any other way
-    (`events.subscribe(...)`) does not count. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    (an optimizer's step hook), may be updated out of sight: not flagged.
+    A scaler handed to a function of the project, in any module, that
+    registers, on every call (under no branch, loop or handler), a step
+    post-hook calling its `update()` on the optimizer the loop steps
+    (`install_update_hook(optimizer, scaler)` running
+    `optimizer.register_step_post_hook(lambda *_: scaler.update())`) is
+    flagged with its own message: when a step has inf/NaN gradients,
+    `scaler.step()` skips `optimizer.step()`, so the hook does not run, the
+    update is missed, and the next `scaler.step()` raises (with fp16, an
+    overflow in the first steps is normal). A hook defined and never
+    registered, registered under a condition, on another optimizer, or in any
+    other way (`events.subscribe(...)`) updates nothing the linter can see:
+    flagged with the plain message. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -382,6 +391,31 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(optimizer)  # expect: TL104\n",
+        # a helper registers an optimizer step hook that updates the scaler: a step skipped
+        # for inf/NaN gradients does not run it, so the next step raises; no fix (an update
+        # added after the step would run twice on the other steps, and raise)
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the same, the arguments given by keyword, from a constructor
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        install_update_hook(scaler=self.scaler, optimizer=self.optimizer)\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.scaler.scale(self.model(x).mean()).backward()\n"
+        "            self.scaler.step(self.optimizer)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -625,29 +659,6 @@ class ScalerStepWithoutUpdate(Rule):
         "    def train_one_iter(trainer, batch):\n"
         "        trainer.scaler.scale(trainer.model(batch).mean()).backward()\n"
         "        trainer.scaler.step(trainer.optimizer)\n",
-        # a helper registers an optimizer step hook that updates the scaler it is handed
-        "import torch\n"
-        "def install_update_hook(optimizer, scaler):\n"
-        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
-        "def train(model, optimizer, loader):\n"
-        "    scaler = torch.amp.GradScaler('cuda')\n"
-        "    install_update_hook(optimizer, scaler)\n"
-        "    for x in loader:\n"
-        "        scaler.scale(model(x).mean()).backward()\n"
-        "        scaler.step(optimizer)\n",
-        # the same, the arguments given by keyword, from a constructor, on the optimizer stepped
-        "import torch\n"
-        "def install_update_hook(optimizer, scaler):\n"
-        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
-        "class Trainer:\n"
-        "    def __init__(self, model, optimizer):\n"
-        "        self.model, self.optimizer = model, optimizer\n"
-        "        self.scaler = torch.amp.GradScaler('cuda')\n"
-        "        install_update_hook(scaler=self.scaler, optimizer=self.optimizer)\n"
-        "    def fit(self, loader):\n"
-        "        for x in loader:\n"
-        "            self.scaler.scale(self.model(x).mean()).backward()\n"
-        "            self.scaler.step(self.optimizer)\n",
     )
 
     def finish(self) -> None:
@@ -673,7 +684,7 @@ class ScalerStepWithoutUpdate(Rule):
         # that call it (no fix there: the function's callers elsewhere may update)
         called_steps: dict[cst.FunctionDef, list[cst.Call]] = {}
         for step, scaler, binding in steps:
-            if scaler_switched_off(self.ctx, binding) or self._handed_out(step, scaler, binding) or self._overridden(binding):
+            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
                 continue
             loop = self._training_loop(step)
             if loop is None:
@@ -691,6 +702,12 @@ class ScalerStepWithoutUpdate(Rule):
             # loop over optimizers) an update after each would run the steps after the
             # first on a scale already changed, so no fix
             once = not loops_within(self.ctx, step, loop)  # no loop over optimizers in between
+            hooked = self._update_hooked(step, scaler, binding)
+            if hooked is not None:
+                # no fix: an `update()` added after the step would run a second time on every
+                # step that is not skipped, and raise; the hook itself has to go
+                self.report(step, _UPDATED_IN_A_HOOK.format(self.ctx.code(hooked.func)))
+                continue
             fix = (self._fix(step, scaler) if once and not others and not updated and not updating_helpers
                    and self._built_here(binding) and not self._handed_beyond_the_file(scaler, binding) else None)
             self.report(step, fix=fix)
@@ -840,14 +857,12 @@ class ScalerStepWithoutUpdate(Rule):
                 return True
         return False
 
-    def _handed_out(self, step: cst.Call, scaler: cst.BaseExpression, binding: Binding) -> bool:
+    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
         """The scaler, or its `update` method, reaches code that may call it where
         this loop cannot see: given to a call whose result is kept, anywhere in the
-        file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), or to a
-        function of the project that registers a hook updating it on the optimizer
-        `step` steps (see `_updated_later`), stored (`end_of_step = scaler.update`, a
-        list of callbacks), or read in a lambda or a function defined inside (an
-        optimizer's step hook). Only its own methods called on it (`scaler.step(opt)`,
+        file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
+        (`end_of_step = scaler.update`, a list of callbacks), or read in a lambda
+        or a function defined inside (an optimizer's step hook). Only its own methods called on it (`scaler.step(opt)`,
         `scaler.get_scale()`) say what it does."""
         written = self.ctx.code(scaler)
         receivers = self.ctx.receivers
@@ -866,9 +881,10 @@ class ScalerStepWithoutUpdate(Rule):
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
                 continue  # the name part of `self.scaler`: judged as the whole
-            if (type(parent) is cst.Arg and not nested and not self._kept_by_result(parent)
-                    and not self._updated_later(parent, step.args[0].value)):
-                continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
+            if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent):
+                # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`);
+                # `install_update_hook(opt, scaler)`: updates in a hook that a skipped step misses
+                continue
             if self._only_tested(node):
                 continue  # `if scaler is not None:`, `if self.scaler and "scaler" in state:`
             return True
@@ -891,6 +907,18 @@ class ScalerStepWithoutUpdate(Rule):
         which may hold the scaler and update it whenever it is used."""
         call = self.ctx.parent(arg)
         return type(call) is cst.Call and type(self.ctx.parent(call)) in (cst.Assign, cst.AnnAssign)
+
+    def _update_hooked(self, step: cst.Call, scaler: cst.BaseExpression, binding: Binding) -> cst.Call | None:
+        """The call, anywhere in the file, that hands the scaler to a function of the project
+        registering a hook that updates it after each step of the optimizer `step` steps
+        (see `_updated_later`), if any."""
+        receivers = self.ctx.receivers
+        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
+            arg = self.ctx.parent(node)
+            if (type(arg) is cst.Arg and arg.value is node and receivers.binding(node) == binding  # type: ignore[arg-type]
+                    and self._updated_later(arg, step.args[0].value)):  # type: ignore[arg-type]
+                return self.ctx.parent(arg)  # type: ignore[return-value]
+        return None
 
     def _updated_later(self, arg: cst.Arg, stepped: cst.BaseExpression) -> bool:
         """The function of the project the call given `arg` runs registers, on every call,
@@ -1043,6 +1071,11 @@ class ScalerStepWithoutUpdate(Rule):
 
 _STEPS_ELSEWHERE = ("`{}()` steps a GradScaler in a loop that never calls `scaler.update()`: the loss scale "
                     "never adapts and the next step raises; call `scaler.update()` after it")
+
+_UPDATED_IN_A_HOOK = ("`scaler.step()` in a loop whose only `scaler.update()` runs in an optimizer step hook that "
+                      "`{}()` registers: a step skipped for inf/NaN gradients does not run the hook, so that update "
+                      "is missed and the next `scaler.step()` raises; call `scaler.update()` after the step in the "
+                      "loop instead of in the hook")
 
 # how many calls away from the loop that calls it a function's step is followed
 _CALLER_DEPTH = 3

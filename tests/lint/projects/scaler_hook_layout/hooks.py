@@ -1,5 +1,6 @@
 """Optimizer step hooks that the training scripts install: one updates the GradScaler
-after every step, one only logs its scale."""
+after every step that runs (not after one skipped for inf/NaN gradients), one only logs
+its scale."""
 
 
 def install_update_hook(optimizer, scaler):

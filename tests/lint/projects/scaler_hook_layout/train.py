@@ -6,7 +6,8 @@ from setup import prepare
 
 
 def train(model, optimizer, loader):
-    # the hook updates the scaler after every optimizer step
+    # the hook updates the scaler after every optimizer step that runs: one skipped for
+    # inf/NaN gradients misses the update, and the next scaler.step() raises
     scaler = torch.amp.GradScaler("cuda")
     install_update_hook(optimizer, scaler)
     for x, y in loader:
@@ -14,11 +15,11 @@ def train(model, optimizer, loader):
             loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         scaler.scale(loss).backward()
-        scaler.step(optimizer)
+        scaler.step(optimizer)  # expect: TL104
 
 
 def train_prepared(model, optimizer, loader):
-    # installed two calls away
+    # installed two calls away: the same
     scaler = torch.amp.GradScaler("cuda")
     prepare(model, optimizer, scaler)
     for x, y in loader:
@@ -26,7 +27,7 @@ def train_prepared(model, optimizer, loader):
             loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         scaler.scale(loss).backward()
-        scaler.step(optimizer)
+        scaler.step(optimizer)  # expect: TL104
 
 
 def train_logged(model, optimizer, loader, log):
