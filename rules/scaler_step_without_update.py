@@ -43,11 +43,10 @@ class ScalerStepWithoutUpdate(Rule):
     (several optimizers, a loop over them): `update()` belongs once after all
     of their steps. Nor does a scaler handed, outside the loops, to a function
     this file does not define (`subscribe_update(events, scaler)`), which may
-    subscribe a callback that updates it. Nor does a scaler whose update a
-    helper registers as an optimizer step hook (below): an `update()` added
-    after the step would run a second time on every step that is not skipped,
-    and raise (`No inf checks were recorded prior to update`); move the update
-    out of the hook instead.
+    subscribe a callback that updates it. Nor does a scaler updated in an
+    optimizer step hook (below): an `update()` added after the step would run
+    a second time on every step that is not skipped, and raise (`No inf checks
+    were recorded prior to update`); move the update out of the hook instead.
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
@@ -75,19 +74,20 @@ class ScalerStepWithoutUpdate(Rule):
     another module, `callbacks.on_step(self)`). A scaler handed out anywhere
     in the file (`hook = StepHook(scaler)`), whose `update` is stored
     (`end_of_step = scaler.update`) or read in a lambda or a nested function
-    (an optimizer's step hook), may be updated out of sight: not flagged.
-    A scaler handed to a function of the project, in any module, that
-    registers, on every call (under no branch, loop or handler), a step
-    post-hook calling its `update()` on the optimizer the loop steps
-    (`install_update_hook(optimizer, scaler)` running
-    `optimizer.register_step_post_hook(lambda *_: scaler.update())`) is
-    flagged with its own message: when a step has inf/NaN gradients,
-    `scaler.step()` skips `optimizer.step()`, so the hook does not run, the
-    update is missed, and the next `scaler.step()` raises (with fp16, an
-    overflow in the first steps is normal). A hook defined and never
-    registered, registered under a condition, on another optimizer, or in any
-    other way (`events.subscribe(...)`) updates nothing the linter can see:
-    flagged with the plain message. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    (a callback of an event bus), may be updated out of sight: not flagged.
+    A scaler whose `update()` a lambda registered as a step post-hook of the
+    optimizer the loop steps calls
+    (`optimizer.register_step_post_hook(lambda *_: scaler.update())`), in this
+    file or in a function of the project, in any module, that is handed the
+    scaler and registers it on every call (under no branch, loop or handler:
+    `install_update_hook(optimizer, scaler)`), is flagged with its own
+    message: when a step has inf/NaN gradients, `scaler.step()` skips
+    `optimizer.step()`, so the hook does not run, the update is missed, and
+    the next `scaler.step()` raises (with fp16, an overflow in the first steps
+    is normal). A helper's hook defined and never registered, registered under
+    a condition, on another optimizer, or in any other way
+    (`events.subscribe(...)`) updates nothing the linter can see: flagged
+    with the plain message. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -416,6 +416,20 @@ class ScalerStepWithoutUpdate(Rule):
         "        for x in loader:\n"
         "            self.scaler.scale(self.model(x).mean()).backward()\n"
         "            self.scaler.step(self.optimizer)  # expect: TL104\n",
+        # the same hook registered here: no fix either
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x, y in loader:\n"
+        "        scaler.scale(criterion(model(x), y)).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "opt.register_step_post_hook(lambda opt, args, kwargs: scaler.update())\n"
+        "for x in loader:\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -512,10 +526,11 @@ class ScalerStepWithoutUpdate(Rule):
         "    scaler.scale(criterion(model(x), y)).backward()\n"
         "    scaler.step(optimizer)\n"
         "    end_of_step()\n",
+        # a callback of an event bus the linter cannot see fire (not an optimizer step hook)
         "import torch\n"
-        "def train(model, loader, optimizer):\n"
+        "def train(model, loader, optimizer, events):\n"
         "    scaler = torch.amp.GradScaler('cuda')\n"
-        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    events.subscribe('step_end', lambda *_: scaler.update())\n"
         "    for x, y in loader:\n"
         "        scaler.scale(criterion(model(x), y)).backward()\n"
         "        scaler.step(optimizer)\n",
@@ -684,7 +699,7 @@ class ScalerStepWithoutUpdate(Rule):
         # that call it (no fix there: the function's callers elsewhere may update)
         called_steps: dict[cst.FunctionDef, list[cst.Call]] = {}
         for step, scaler, binding in steps:
-            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
+            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding, step.args[0].value) or self._overridden(binding):
                 continue
             loop = self._training_loop(step)
             if loop is None:
@@ -857,12 +872,14 @@ class ScalerStepWithoutUpdate(Rule):
                 return True
         return False
 
-    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
+    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding, stepped: cst.BaseExpression) -> bool:
         """The scaler, or its `update` method, reaches code that may call it where
         this loop cannot see: given to a call whose result is kept, anywhere in the
         file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
         (`end_of_step = scaler.update`, a list of callbacks), or read in a lambda
-        or a function defined inside (an optimizer's step hook). Only its own methods called on it (`scaler.step(opt)`,
+        or a function defined inside (an optimizer's step hook), unless that is a step
+        post-hook of the optimizer `stepped` (see `_registered_hook`): it is known when
+        that runs, and when not. Only its own methods called on it (`scaler.step(opt)`,
         `scaler.get_scale()`) say what it does."""
         written = self.ctx.code(scaler)
         receivers = self.ctx.receivers
@@ -876,7 +893,7 @@ class ScalerStepWithoutUpdate(Rule):
             if type(parent) is cst.Attribute and parent.value is node:
                 called = self.ctx.parent(parent)
                 if type(called) is cst.Call and called.func is parent:
-                    if nested and parent.attr.value == "update":
+                    if nested and parent.attr.value == "update" and self._registered_hook(node, stepped) is None:
                         return True
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
@@ -909,16 +926,37 @@ class ScalerStepWithoutUpdate(Rule):
         return type(call) is cst.Call and type(self.ctx.parent(call)) in (cst.Assign, cst.AnnAssign)
 
     def _update_hooked(self, step: cst.Call, scaler: cst.BaseExpression, binding: Binding) -> cst.Call | None:
-        """The call, anywhere in the file, that hands the scaler to a function of the project
-        registering a hook that updates it after each step of the optimizer `step` steps
-        (see `_updated_later`), if any."""
+        """The call, anywhere in the file, that registers a hook updating the scaler after
+        each step of the optimizer `step` steps: `optimizer.register_step_post_hook(...)`
+        itself (see `_registered_hook`), or a function of the project handed the scaler
+        that does (see `_updated_later`), if any."""
         receivers = self.ctx.receivers
+        stepped = step.args[0].value
         for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
-            arg = self.ctx.parent(node)
-            if (type(arg) is cst.Arg and arg.value is node and receivers.binding(node) == binding  # type: ignore[arg-type]
-                    and self._updated_later(arg, step.args[0].value)):  # type: ignore[arg-type]
-                return self.ctx.parent(arg)  # type: ignore[return-value]
+            if receivers.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            parent = self.ctx.parent(node)
+            if type(parent) is cst.Arg and parent.value is node and self._updated_later(parent, stepped):
+                return self.ctx.parent(parent)  # type: ignore[return-value]
+            if type(parent) is cst.Attribute and parent.value is node and parent.attr.value == "update":
+                registration = self._registered_hook(node, stepped)
+                if registration is not None:
+                    return registration
         return None
+
+    def _registered_hook(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> cst.Call | None:
+        """The `stepped.register_step_post_hook(lambda ...)` of this file whose lambda `node`
+        is read in, if any. A function registered by name is not followed: one that updates
+        a scaler and is handed on silences the file (see `_referenced_without_a_call`)."""
+        hook = next((ancestor for ancestor in self.ctx.ancestors(node)
+                     if type(ancestor) in (cst.Lambda, cst.FunctionDef)), None)
+        arg = self.ctx.parent(hook) if type(hook) is cst.Lambda else None
+        call = self.ctx.parent(arg) if type(arg) is cst.Arg and arg.keyword is None else None
+        if type(call) is not cst.Call or call.args[0] is not arg:  # type: ignore[attr-defined]
+            return None
+        optimizer = method_call(call, "register_step_post_hook")  # type: ignore[arg-type]
+        registered = optimizer is not None and self.ctx.code(optimizer) == self.ctx.code(stepped)
+        return call if registered else None  # type: ignore[return-value]
 
     def _updated_later(self, arg: cst.Arg, stepped: cst.BaseExpression) -> bool:
         """The function of the project the call given `arg` runs registers, on every call,
