@@ -61,6 +61,10 @@ UNBOUND = ""  # not at all (its own star imports may still bind it)
 # `trainlint.analysis.torch_binding.writes_globals_dynamically`)
 GLOBALS_WRITER_WORDS = ("globals", "vars", "exec", "sys.modules")
 
+# an optimizer's methods registering a hook that runs with each of its steps, which a step
+# that `scaler.step()` skips for inf/NaN gradients does not run
+STEP_HOOK_REGISTRATIONS = ("register_step_post_hook", "register_step_pre_hook")
+
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
 _SUMMARY_TOKENS = (
@@ -76,7 +80,7 @@ _SUMMARY_TOKENS = (
     "schedule",  # a builder of a scheduler (see `Summary.returned_items`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
-    "register_step_post_hook",  # a helper registering a hook that updates a scaler (see `Summary.updates_later`)
+    *STEP_HOOK_REGISTRATIONS,  # a helper registering a hook that updates a scaler (see `Summary.updates_later`)
     "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
     "fp16",  # a helper that sets a float16 option (see `Summary.flag_writes`)
     # deprecated AMP names a module may import for others to import from it
@@ -198,8 +202,8 @@ class Summary:
     # their mode, or do anything else to them
     handed_away: frozenset[str] = frozenset()
     # (scaler, optimizer): a param whose `update()` a lambda, or a function defined in it,
-    # calls, which it registers on every call as a step post-hook of the other param
-    # (`optimizer.register_step_post_hook(lambda *_: scaler.update())`, under no branch,
+    # calls, which it registers on every call as a step hook of the other param (post or pre:
+    # `optimizer.register_step_post_hook(lambda *_: scaler.update())`, under no branch,
     # loop or handler, no earlier return), itself or through a function it so calls with
     # both: after the call returns, each step of that optimizer that is not skipped updates
     # the scaler. TL104 still reports such a loop, with a message of its own and no fix: a

@@ -1,5 +1,6 @@
 import libcst as cst
 
+from trainlint.analysis.accumulators import reads_only
 from trainlint.analysis.precision import handed_arguments, hands_over_scaler, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
@@ -11,7 +12,7 @@ from trainlint.analysis.scopes import (
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import LOOP, SCALER_STEP, SCALER_UPDATE
+from trainlint.summaries import LOOP, SCALER_STEP, SCALER_UPDATE, STEP_HOOK_REGISTRATIONS
 
 
 class ScalerStepWithoutUpdate(Rule):
@@ -75,13 +76,14 @@ class ScalerStepWithoutUpdate(Rule):
     in the file (`hook = StepHook(scaler)`), whose `update` is stored
     (`end_of_step = scaler.update`) or read in a lambda or a nested function
     (a callback of an event bus), may be updated out of sight: not flagged.
-    A scaler whose `update()` a lambda registered as a step post-hook of the
-    optimizer the loop steps calls
+    A scaler whose `update()` a lambda registered as a step post-hook (or
+    pre-hook) of the optimizer the loop steps calls
     (`optimizer.register_step_post_hook(lambda *_: scaler.update())`), in this
     file or in a function of the project, in any module, that is handed the
     scaler and registers it on every call (under no branch, loop or handler:
     `install_update_hook(optimizer, scaler)`), is flagged with its own
-    message: when a step has inf/NaN gradients, `scaler.step()` skips
+    message (a registration after the loop, or whose handle is `.remove()`d,
+    gets the plain one): when a step has inf/NaN gradients, `scaler.step()` skips
     `optimizer.step()`, so the hook does not run, the update is missed, and
     the next `scaler.step()` raises (with fp16, an overflow in the first steps
     is normal). A helper's hook defined and never registered, registered under
@@ -430,6 +432,42 @@ class ScalerStepWithoutUpdate(Rule):
         "for x in loader:\n"
         "    scaler.scale(model(x).sum()).backward()\n"
         "    scaler.step(opt)  # expect: TL104\n",
+        # printing the scaler only reads it: the fix is kept
+        Example(
+            "import torch\n"
+            "def train(model, opt, loader):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    print('using', scaler)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(opt)  # expect: TL104\n",
+            fixed="import torch\n"
+            "def train(model, opt, loader):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    print('using', scaler)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(opt)  # expect: TL104\n"
+            "        scaler.update()\n",
+        ),
+        # the hook's handle is removed before the loop: nothing updates the scaler (no fix:
+        # which hooks are there when the loop runs is not followed)
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    handle = opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    handle.remove()\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
+        # a step pre-hook is skipped with the step too: the next step raises; no fix
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opt.register_step_pre_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -720,8 +758,10 @@ class ScalerStepWithoutUpdate(Rule):
             hooked = self._update_hooked(step, scaler, binding)
             if hooked is not None:
                 # no fix: an `update()` added after the step would run a second time on every
-                # step that is not skipped, and raise; the hook itself has to go
-                self.report(step, _UPDATED_IN_A_HOOK.format(self.ctx.code(hooked.func)))
+                # step that is not skipped, and raise; the hook itself has to go. A hook that
+                # may not be there while the loop runs gets the plain message
+                during = self._registered_before(hooked, loop)
+                self.report(step, _UPDATED_IN_A_HOOK.format(self.ctx.code(hooked.func)) if during else None)
                 continue
             fix = (self._fix(step, scaler) if once and not others and not updated and not updating_helpers
                    and self._built_here(binding) and not self._handed_beyond_the_file(scaler, binding) else None)
@@ -945,8 +985,8 @@ class ScalerStepWithoutUpdate(Rule):
         return None
 
     def _registered_hook(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> cst.Call | None:
-        """The `stepped.register_step_post_hook(lambda ...)` of this file whose lambda `node`
-        is read in, if any. A function registered by name is not followed: one that updates
+        """The `stepped.register_step_post_hook(lambda ...)` (or `register_step_pre_hook`) of
+        this file whose lambda `node` is read in, if any. A function registered by name is not followed: one that updates
         a scaler and is handed on silences the file (see `_referenced_without_a_call`)."""
         hook = next((ancestor for ancestor in self.ctx.ancestors(node)
                      if type(ancestor) in (cst.Lambda, cst.FunctionDef)), None)
@@ -954,9 +994,25 @@ class ScalerStepWithoutUpdate(Rule):
         call = self.ctx.parent(arg) if type(arg) is cst.Arg and arg.keyword is None else None
         if type(call) is not cst.Call or call.args[0] is not arg:  # type: ignore[attr-defined]
             return None
-        optimizer = method_call(call, "register_step_post_hook")  # type: ignore[arg-type]
+        optimizer = method_call(call, *STEP_HOOK_REGISTRATIONS)  # type: ignore[arg-type]
         registered = optimizer is not None and self.ctx.code(optimizer) == self.ctx.code(stepped)
         return call if registered else None  # type: ignore[return-value]
+
+    def _registered_before(self, registration: cst.Call, loop: cst.For | cst.While) -> bool:
+        """`registration` (of a hook, or a call of a helper that registers one) runs before
+        `loop`, in the same function (or both at module level), and is kept: its result is
+        dropped or bound to a name that no `.remove()` is called on (`handle.remove()`)."""
+        if (self.ctx.enclosing_function(registration) is not self.ctx.enclosing_function(loop)
+                or self.ctx.order_index(registration) > self.ctx.order_index(loop)):
+            return False
+        parent = self.ctx.parent(registration)
+        if type(parent) is cst.Expr:
+            return True
+        if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
+            return False
+        handle = parent.targets[0].target.value
+        return not any(type(removed) is cst.Name and removed.value == handle
+                       for removed in (method_call(call, "remove") for call in self.ctx.nodes_of(cst.Call)))  # type: ignore[arg-type]
 
     def _updated_later(self, arg: cst.Arg, stepped: cst.BaseExpression) -> bool:
         """The function of the project the call given `arg` runs registers, on every call,
@@ -1071,8 +1127,8 @@ class ScalerStepWithoutUpdate(Rule):
 
     def _handed_beyond_the_file(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
         """The scaler is given, outside any loop, to a call of a function this file does
-        not define (`install(events, scaler)` of another module, once, to set up): whether
-        the linter reads it or not, it may subscribe a callback that updates it
+        not define (`install(events, scaler)` of another module, once, to set up) that may
+        keep it (see `_may_keep`): it may subscribe a callback that updates it
         (`events.subscribe("step_end", lambda *_: scaler.update())`), and an added
         `update()` would run twice. A call in a loop does its work then (see `_handed_out`)."""
         receivers = self.ctx.receivers
@@ -1081,9 +1137,17 @@ class ScalerStepWithoutUpdate(Rule):
             if type(arg) is not cst.Arg or arg.value is not node or receivers.binding(node) != binding:  # type: ignore[arg-type]
                 continue
             call = self.ctx.parent(arg)
-            if type(call) is cst.Call and self.ctx.local_callee(call) is None and not loops_within(self.ctx, call, None):
+            if (type(call) is cst.Call and self.ctx.local_callee(call) is None
+                    and not loops_within(self.ctx, call, None) and self._may_keep(call)):
                 return True
         return False
+
+    def _may_keep(self, call: cst.Call) -> bool:
+        """`call`, handed the scaler, may keep it to update later: any call but one that only
+        reads it (`print("using", scaler)`, `log.info("scaler %s", scaler)`). A function of the
+        project may too: its summary does not say whether a lambda or a function it defines
+        captures the scaler (`bus.subscribe("step_end", lambda *_: scaler.update())`)."""
+        return not reads_only(self.ctx, call)
 
     def _torch_scaler_or_none(self, value: cst.BaseExpression) -> bool:
         """`torch.amp.GradScaler(...)`, or that or None (`GradScaler() if fp16 else None`)."""

@@ -219,7 +219,7 @@ def escapes(ctx: FileContext, body: cst.CSTNode, name: str, skip: set[cst.CSTNod
             targets = assignment_targets(node)
             if names_in(node.value) & tracked and not all(type(t) is cst.Name for t in targets):
                 return True
-        if type(node) is cst.Call and not _reads_only(ctx, node):
+        if type(node) is cst.Call and not reads_only(ctx, node):
             if any(names_in(arg.value) & tracked for arg in node.args):
                 return True
         if type(node) in (cst.List, cst.Tuple, cst.Dict, cst.Set) and _holds(node, tracked):
@@ -379,7 +379,9 @@ def _closure(names: set[str], edges: list[tuple[set[str], set[str]]]) -> set[str
     return grown
 
 
-def _reads_only(ctx: FileContext, call: cst.Call) -> bool:
+def reads_only(ctx: FileContext, call: cst.Call) -> bool:
+    """`call` only reads what it is given: a builtin that prints or converts (`print(x)`),
+    a logger's method (`log.info(...)`), a library function that returns a new value."""
     func = call.func
     if type(func) is cst.Name and func.value in _READING_BUILTINS and ctx.qualified_name(func) is None:
         return True

@@ -70,7 +70,7 @@ from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
-    SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
+    SCHEDULER_STEP, STEP, STEP_HOOK_REGISTRATIONS, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
@@ -973,13 +973,13 @@ class _Summarizer:
 
     def _updated_later(self) -> frozenset[tuple[str, str]]:
         """`Summary.updates_later` of its own registrations: `optimizer.register_step_post_hook(hook)`
-        of an unchanged param, on every call, where `hook` is a lambda or a function defined in
-        this one that calls `update()` on another unchanged param."""
-        if "register_step_post_hook" not in self.ctx.source:
+        (or `register_step_pre_hook`) of an unchanged param, on every call, where `hook` is a
+        lambda or a function defined in this one that calls `update()` on another unchanged param."""
+        if not any(name in self.ctx.source for name in STEP_HOOK_REGISTRATIONS):
             return frozenset()
         found: set[tuple[str, str]] = set()
         for call in only(self.ctx.own_nodes(self.func.body), cst.Call):
-            optimizer = method_call(call, "register_step_post_hook")  # type: ignore[arg-type]
+            optimizer = method_call(call, *STEP_HOOK_REGISTRATIONS)  # type: ignore[arg-type]
             if (type(optimizer) is not cst.Name or not self._unchanged_param(optimizer)
                     or not call.args or call.args[0].keyword is not None  # type: ignore[attr-defined]
                     or not self._on_every_call(call) or self._exits_before(call)):
