@@ -209,6 +209,11 @@ class Summary:
     # the scaler. TL104 still reports such a loop, with a message of its own and no fix: a
     # step skipped for inf/NaN gradients runs no hook, so the next `scaler.step()` raises
     updates_later: frozenset[tuple[str, str]] = frozenset()
+    # params it only reads, where it is called: each use an argument of a call that only
+    # reads it (`print("using", scaler)`, `log.info("%s", scaler)`) or a call of a GradScaler's
+    # reading method (`scaler.get_scale()`), in no lambda or function defined in it. Handed
+    # one, it keeps nothing that could update a scaler later (see TL104's fix)
+    read_params: frozenset[str] = frozenset()
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)
     steps: frozenset[str] = frozenset()
@@ -459,6 +464,7 @@ class Summary:
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"flag_writes": [list(write) for write in sorted(self.flag_writes)]} if self.flag_writes else {}),
             **({"updates_later": [list(pair) for pair in sorted(self.updates_later)]} if self.updates_later else {}),
+            **({"read_params": sorted(self.read_params)} if self.read_params else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
@@ -530,6 +536,7 @@ class Summary:
             updates_later=frozenset((scaler, optimizer)
                                     for scaler, optimizer in data.get("updates_later", ())),  # type: ignore[union-attr]
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
+            read_params=frozenset(data.get("read_params", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
             forwards_through=tuple((param, callee, slot)

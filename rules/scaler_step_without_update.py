@@ -44,7 +44,9 @@ class ScalerStepWithoutUpdate(Rule):
     (several optimizers, a loop over them): `update()` belongs once after all
     of their steps. Nor does a scaler handed, outside the loops, to a function
     this file does not define (`subscribe_update(events, scaler)`), which may
-    subscribe a callback that updates it. Nor does a scaler updated in an
+    subscribe a callback that updates it, unless the call only reads it
+    (`print("using", scaler)`, a logger's method, a function of the project
+    whose every use of it reads it: `print(scaler.get_scale())`). Nor does a scaler updated in an
     optimizer step hook (below): an `update()` added after the step would run
     a second time on every step that is not skipped, and raise (`No inf checks
     were recorded prior to update`); move the update out of the hook instead.
@@ -1138,16 +1140,23 @@ class ScalerStepWithoutUpdate(Rule):
                 continue
             call = self.ctx.parent(arg)
             if (type(call) is cst.Call and self.ctx.local_callee(call) is None
-                    and not loops_within(self.ctx, call, None) and self._may_keep(call)):
+                    and not loops_within(self.ctx, call, None) and self._may_keep(arg)):
                 return True
         return False
 
-    def _may_keep(self, call: cst.Call) -> bool:
-        """`call`, handed the scaler, may keep it to update later: any call but one that only
-        reads it (`print("using", scaler)`, `log.info("scaler %s", scaler)`). A function of the
-        project may too: its summary does not say whether a lambda or a function it defines
-        captures the scaler (`bus.subscribe("step_end", lambda *_: scaler.update())`)."""
-        return not reads_only(self.ctx, call)
+    def _may_keep(self, arg: cst.Arg) -> bool:
+        """The call given the scaler as `arg` may keep it to update later: any call but one
+        that only reads it (`print("using", scaler)`, `log.info("scaler %s", scaler)`), or a
+        function of the project whose summary says it only reads the param given it
+        (`Summary.read_params`: `log_scale(scaler)` printing `scaler.get_scale()`)."""
+        call: cst.Call = self.ctx.parent(arg)  # type: ignore[assignment]
+        if reads_only(self.ctx, call):
+            return False
+        summary = self.ctx.summaries.of_unwalked_call(call)
+        if summary is None:
+            return True
+        slots = [slot for slot, given in argument_slots(call) if given is arg]
+        return not slots or summary.slot(slots[0]) not in summary.read_params
 
     def _torch_scaler_or_none(self, value: cst.BaseExpression) -> bool:
         """`torch.amp.GradScaler(...)`, or that or None (`GradScaler() if fp16 else None`)."""

@@ -20,7 +20,7 @@ from typing import Iterator, Mapping
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, detaches, stored_elements
+from trainlint.analysis.accumulators import consumed_names, detaches, reads_only, stored_elements
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.batch_copies import copied_parameters, handed_parameters
 from trainlint.analysis.dataflow import (
@@ -45,6 +45,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
+    SCALER_READS,
     FLOAT16, UNKNOWN, autocast_calls, autocast_enabled, autocast_precision, global_value, grad_scaler_enabled,
     half_conversion, handed_arguments, literal_bool, single_assignment, value_of_name, with_precision,
 )
@@ -694,6 +695,7 @@ class _Summarizer:
             unjudged_steps=self.unjudged_steps,
             flag_writes=self._flag_writes(),
             updates_later=self._updated_later(),
+            read_params=self._read_params(),
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
@@ -987,6 +989,31 @@ class _Summarizer:
             hook = self._hook_body(call.args[0].value)  # type: ignore[attr-defined]
             found.update((scaler, optimizer.value) for scaler in self._updated_in(hook))
         return frozenset(found)
+
+    def _read_params(self) -> frozenset[str]:
+        """`Summary.read_params`: the params each use of which only reads it."""
+        unread: set[str] = set()
+        for name in only(self.ctx.subtree(self.func.body), cst.Name):
+            if name.value in self.params and not self._only_read(name):  # type: ignore[attr-defined]
+                unread.add(name.value)  # type: ignore[attr-defined]
+        # `*args` / `**kwargs`: what a caller hands them is not followed
+        return frozenset(name for name in self.signature if not name.startswith("*")) - unread
+
+    def _only_read(self, name: cst.Name) -> bool:
+        """`name` is no use of a variable (an attribute's or a keyword's name), or one that
+        only reads it, where the function runs: `print(name)`, `name.get_scale()`."""
+        parent = self.ctx.parent(name)
+        if (type(parent) is cst.Attribute and parent.attr is name) or (type(parent) is cst.Arg and parent.keyword is name):
+            return True
+        for ancestor in self.ctx.ancestors(name):
+            if ancestor is self.func:
+                break
+            if type(ancestor) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
+                return False  # runs at another time, or binds a name of its own
+        call = self.ctx.parent(parent)
+        if type(parent) is cst.Attribute:
+            return type(call) is cst.Call and call.func is parent and parent.attr.value in SCALER_READS  # type: ignore[attr-defined]
+        return type(parent) is cst.Arg and type(call) is cst.Call and reads_only(self.ctx, call)  # type: ignore[arg-type]
 
     def _hook_body(self, hook: cst.BaseExpression) -> cst.CSTNode | None:
         """What a registered hook runs: a lambda's body, or a function defined in this one

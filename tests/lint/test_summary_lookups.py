@@ -63,3 +63,12 @@ def test_a_step_hook_registered_through_a_call_keeps_its_optimizer() -> None:
     assert closed["prepare"].updates_later == {("scaler", "swa")}
     assert closed["maybe"].updates_later == frozenset()
     assert Summary.from_json(closed["prepare"].to_json()).updates_later == {("scaler", "swa")}
+
+
+def test_the_params_a_function_only_reads_survive_closing_and_the_cache() -> None:
+    """`Summary.read_params` (TL104 keeps its fix for a scaler handed to such a param) is
+    the function's own: closing keeps it, and the cache writes it out and back."""
+    report = Summary(params=("scaler", "log"), read_params=frozenset({"scaler"}))
+    closed = close({"report": report}, lambda name: None)["report"]
+    assert closed.read_params == {"scaler"}
+    assert Summary.from_json(closed.to_json()).read_params == {"scaler"}

@@ -14,3 +14,12 @@ def install_scale_logger(optimizer, scaler, log):
 def install_update_hook_when(optimizer, scaler, enabled):
     if enabled:
         optimizer.register_step_post_hook(lambda *_: scaler.update())
+
+
+def report_scale(scaler):
+    print("loss scale:", scaler.get_scale())
+
+
+def report_and_keep(scaler, kept):
+    print("loss scale:", scaler.get_scale())
+    kept.append(scaler)
