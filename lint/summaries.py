@@ -66,6 +66,10 @@ UNBOUND = ""  # not at all (its own star imports may still bind it)
 # `trainlint.analysis.torch_binding.writes_globals_dynamically`)
 GLOBALS_WRITER_WORDS = ("globals", "vars", "exec", "sys.modules")
 
+# an optimizer's methods registering a hook that runs with each of its steps, which a step
+# that `scaler.step()` skips for inf/NaN gradients does not run
+STEP_HOOK_REGISTRATIONS = ("register_step_post_hook", "register_step_pre_hook")
+
 # text a function must contain for its summary to say anything: files with
 # none of these are not parsed just to be summarized
 _SUMMARY_TOKENS = (
@@ -81,6 +85,7 @@ _SUMMARY_TOKENS = (
     "schedule",  # a builder of a scheduler (see `Summary.returned_items`)
     "GradScaler",  # a base class's constructor that builds one (see `Summary.grad_scalers`)
     "autocast",  # a helper returning a loss computed under it (see `Summary.returns_float16`)
+    *STEP_HOOK_REGISTRATIONS,  # a helper registering a hook that updates a scaler (see `Summary.updates_later`)
     "NamedTuple",  # a module of named tuples that step functions return (see `Summary.fields`)
     "fp16",  # a helper that sets a float16 option (see `Summary.flag_writes`)
     # deprecated AMP names a module may import for others to import from it
@@ -174,7 +179,8 @@ class Summary:
     returns_grad_scaler: bool = False
     returns_distributed_loader: bool = False
     # every return gives a DataLoader it builds with `pin_memory` left out or False (not
-    # through `**kwargs`); not a flag that a call it returns hands on (`_FLAGS`): one of
+    # through `**kwargs`), or what the one function whose result it returns does (see
+    # `returns_result_of`); not a flag that a call it returns hands on (`_FLAGS`): one of
     # its other returns may give a pinned loader
     returns_unpinned_loader: bool = False
     # returns a `DistributedSampler` it builds, itself ("sampler"), in a dict of a
@@ -200,6 +206,19 @@ class Summary:
     # summary tells (`def prepare(model): somelib.enable_dropout(model)`): it may switch
     # their mode, or do anything else to them
     handed_away: frozenset[str] = frozenset()
+    # (scaler, optimizer): a param whose `update()` a lambda, or a function defined in it,
+    # calls, which it registers on every call as a step hook of the other param (post or pre:
+    # `optimizer.register_step_post_hook(lambda *_: scaler.update())`, under no branch,
+    # loop or handler, no earlier return), itself or through a function it so calls with
+    # both: after the call returns, each step of that optimizer that is not skipped updates
+    # the scaler. TL104 still reports such a loop, with a message of its own and no fix: a
+    # step skipped for inf/NaN gradients runs no hook, so the next `scaler.step()` raises
+    updates_later: frozenset[tuple[str, str]] = frozenset()
+    # params it only reads, where it is called: each use an argument of a call that only
+    # reads it (`print("using", scaler)`, `log.info("%s", scaler)`) or a call of a GradScaler's
+    # reading method (`scaler.get_scale()`), in no lambda or function defined in it. Handed
+    # one, it keeps nothing that could update a scaler later (see TL104's fix)
+    read_params: frozenset[str] = frozenset()
     # params it steps as optimizers (`optimizer.step()`, `scaler.step(optimizer)`), and
     # attributes of the instance a method runs on (`self.optimizer`)
     steps: frozenset[str] = frozenset()
@@ -449,6 +468,8 @@ class Summary:
             **({"no_grad_when": [list(branch) for branch in self.no_grad_when]} if self.no_grad_when else {}),
             **({"unjudged_steps": True} if self.unjudged_steps else {}),
             **({"flag_writes": [list(write) for write in sorted(self.flag_writes)]} if self.flag_writes else {}),
+            **({"updates_later": [list(pair) for pair in sorted(self.updates_later)]} if self.updates_later else {}),
+            **({"read_params": sorted(self.read_params)} if self.read_params else {}),
             **({"grad_scalers": sorted(self.grad_scalers)} if self.grad_scalers else {}),
             **({"forwards": sorted(self.forwards)} if self.forwards else {}),
             **({"evaluated_forwards": sorted(self.evaluated_forwards)} if self.evaluated_forwards else {}),
@@ -517,7 +538,10 @@ class Summary:
                                for param, constant, default in data.get("no_grad_when", ())),  # type: ignore[union-attr]
             unjudged_steps=bool(data.get("unjudged_steps")),
             flag_writes=frozenset((flag, value) for flag, value in data.get("flag_writes", ())),  # type: ignore[union-attr]
+            updates_later=frozenset((scaler, optimizer)
+                                    for scaler, optimizer in data.get("updates_later", ())),  # type: ignore[union-attr]
             grad_scalers=frozenset(data.get("grad_scalers", ())),  # type: ignore[arg-type]
+            read_params=frozenset(data.get("read_params", ())),  # type: ignore[arg-type]
             forwards=frozenset(data.get("forwards", ())),  # type: ignore[arg-type]
             evaluated_forwards=frozenset(data.get("evaluated_forwards", ())),  # type: ignore[arg-type]
             forwards_through=tuple((param, callee, slot)
@@ -709,6 +733,7 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
     unjudged = own.unjudged_steps
     sets = {name: set(getattr(own, name)) for name in _SETS}
     flag_writes = set(own.flag_writes)
+    updates_later = set(own.updates_later)
     flags = {name: getattr(own, name) for name in _FLAGS}
     graph_items = own.items_holding(GRAPH)
     for name, items in own.returns_fielded:  # `return PPOStats(loss, kl)` of another module's named tuple
@@ -753,6 +778,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             flag_writes |= {(caller_param + flag[len(param):], value) for flag, value in callee.flag_writes
                             if param is not None and flag.startswith(param + ".")}
         handed = callee.bound(event.args)
+        if not event.occasional:  # `install_update_hook(optimizer, scaler)` on every call
+            updates_later |= {(handed[scaler], handed[optimizer]) for scaler, optimizer in callee.updates_later
+                              if scaler in handed and optimizer in handed}
         given = callee.bound((slot, value) for slot, value in event.constants if slot != "*")
         unpacks = any(slot == "*" for slot, _ in event.constants)
         for stepped, bound in callee.guarded_steps:
@@ -791,10 +819,12 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
             if through is not None:
                 backwards[tuple(sorted({*event.gate[0], *through}))] = None  # type: ignore[index]
     flags["returns_float16"] = flags["returns_float16"] or () in float16  # a path every call takes
+    result_of = resolve(own.returns_result_of[0]) if own.returns_result_of else None
     sampler = own.returns_distributed_sampler
-    if not sampler and own.returns_result_of:
-        callee = resolve(own.returns_result_of[0])
-        sampler = passed_sampler(callee, own.returns_result_of[1:]) if callee is not None else ()
+    if not sampler and result_of is not None:
+        sampler = passed_sampler(result_of, own.returns_result_of[1:])
+    # `def build(cfg): return make_loader(cfg)`: every return gives what the builder returns
+    unpinned = own.returns_unpinned_loader or (result_of is not None and result_of.returns_unpinned_loader)
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
     forwards = (_linked(own.forwards, own.forwards_through, resolve, local)
@@ -815,8 +845,10 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         called_forwards=called,
         unjudged_steps=unjudged,
         flag_writes=frozenset(flag_writes),
+        updates_later=frozenset(updates_later),
         guarded_steps=tuple(guarded),
         returns_distributed_sampler=sampler,
+        returns_unpinned_loader=unpinned,
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
         returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),

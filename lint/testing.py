@@ -6,8 +6,13 @@ import io
 import tokenize
 from collections import Counter
 
-from trainlint.engine import lint_bytes
+from trainlint.engine import FileOutcome, lint_bytes
 from trainlint.rule import Finding, Rule
+
+
+class RuleCrashed(AssertionError):
+    """A rule raised on an example: the engine records the crash and drops
+    the rule's findings, so an example it should pass would pass silently."""
 
 
 def _with_audited(rule: type[Rule]) -> list[type[Rule]]:
@@ -20,9 +25,17 @@ def _with_audited(rule: type[Rule]) -> list[type[Rule]]:
     return list(all_rules())
 
 
+def _uncrashed(outcome: FileOutcome, path: str) -> FileOutcome:
+    """`outcome`, or `RuleCrashed` naming every rule that raised and why."""
+    if outcome.crashes:
+        raise RuleCrashed("\n".join(crash.describe(path) for crash in outcome.crashes))
+    return outcome
+
+
 def findings_of(rule: type[Rule], source: str, path: str = "example.py") -> list[Finding]:
-    findings = lint_bytes(path, source.encode("utf-8"), _with_audited(rule)).findings
-    return [f for f in findings if f.code == rule.code]
+    """The findings of `rule` alone on `source`; `RuleCrashed` when a rule raises."""
+    outcome = _uncrashed(lint_bytes(path, source.encode("utf-8"), _with_audited(rule)), path)
+    return [f for f in outcome.findings if f.code == rule.code]
 
 
 def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
@@ -30,7 +43,9 @@ def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
 
 
 def fixed_source(rule: type[Rule], source: str, unsafe: bool = False) -> str:
-    outcome = lint_bytes("example.py", source.encode("utf-8"), _with_audited(rule), fix="unsafe" if unsafe else "safe")
+    """`source` with the fixes of `rule` made; `RuleCrashed` when a rule or its fix raises."""
+    fixed = lint_bytes("example.py", source.encode("utf-8"), _with_audited(rule), fix="unsafe" if unsafe else "safe")
+    outcome = _uncrashed(fixed, "example.py")
     return outcome.fixed_source if outcome.fixed_source is not None else source
 
 

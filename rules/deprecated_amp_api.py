@@ -556,6 +556,25 @@ class DeprecatedAmpApi(Rule):
             "with torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n"
             "    out = model(x)\n",
         ),
+        # names bound by a star import of the module, and read through it imported under an alias
+        Example(
+            "import torch\n"
+            "from torch.cuda.amp import *\n"
+            "from torch.cuda import amp as A\n"
+            "scaler = GradScaler()  # expect: TL102\n"
+            "with autocast():  # expect: TL102\n"
+            "    out = model(x)\n"
+            "with A.autocast(dtype=torch.bfloat16):  # expect: TL102\n"
+            "    out = model(x)\n",
+            fixed="import torch\n"
+            "from torch.cuda.amp import *\n"
+            "from torch.cuda import amp as A\n"
+            "scaler = torch.amp.GradScaler(\"cuda\")  # expect: TL102\n"
+            "with torch.amp.autocast(\"cuda\", dtype=torch.float16, cache_enabled=True):  # expect: TL102\n"
+            "    out = model(x)\n"
+            "with torch.amp.autocast(\"cuda\", cache_enabled=True, dtype=torch.bfloat16):  # expect: TL102\n"
+            "    out = model(x)\n",
+        ),
     )
     good = (
         "import torch\n"
@@ -746,6 +765,15 @@ class DeprecatedAmpApi(Rule):
         "else:\n"
         "    custom_fwd = torch.cuda.amp.custom_fwd\n"
         "    custom_bwd = torch.cuda.amp.custom_bwd\n",
+        # the same names from `torch.amp`, star-imported or aliased
+        "import torch\n"
+        "from torch.amp import *\n"
+        "import torch.amp as A\n"
+        "scaler = GradScaler('cuda')\n"
+        "with autocast('cuda'):\n"
+        "    out = model(x)\n"
+        "with A.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    out = model(x)\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:

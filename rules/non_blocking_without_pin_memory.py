@@ -72,13 +72,18 @@ class NonBlockingWithoutPinMemory(Rule):
     function of the file or another module returns is judged where that
     function builds it and every return gives it (`return
     DataLoader(...)`, or a variable assigned one there; in a tuple, at the
-    same place in every return: `return train_loader, val_loader`), and the
+    same place in every return: `return train_loader, val_loader`), or
+    every return gives what one such function of the project returns
+    (`return make_loader(cfg)`, or a variable assigned it there and not
+    pinned: a chain of builders as far as it goes), and the
     loop iterates the call (`for x in build_loader(cfg):`), a variable or
     attribute that only ever holds such loaders (`loader =
     build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
     of the one assignment of its name (`train_loader, val_loader =
-    get_loaders(cfg)`); one the function is handed, or returns from a call
-    of its own, is not. A loader whose attribute is set after it is built
+    get_loaders(cfg)`); one the function is handed is not, nor a tuple
+    another builder returns that it returns in turn, nor what a decorated
+    function returns (`@pinned def make_loader(ds)`: the call returns what the
+    decorator makes of it). A loader whose attribute is set after it is built
     (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
     "pin_memory", flag)`) while the name still holds the loader the loop
     draws, before the loop in its code body or, in another one (the
@@ -270,6 +275,18 @@ class NonBlockingWithoutPinMemory(Rule):
         "def main(ds, model, device):\n"
         "    train(model, (loader := DataLoader(ds, batch_size=8)), device)\n"
         "    return loader\n",
+        # builders that return what another builder of the file returns, two calls deep
+        "from torch.utils.data import DataLoader\n"
+        "def make_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8, num_workers=4)\n"
+        "def build(ds):\n"
+        "    loader = make_loader(ds)\n"
+        "    return loader\n"
+        "def preset(ds):\n"
+        "    return build(ds)\n"
+        "def train(model, ds, device):\n"
+        "    for x in preset(ds):\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n",
     )
     good = (
         # after `prepare()` the loader is the accelerator's; in a loop, the name may come back rebound
@@ -466,6 +483,42 @@ class NonBlockingWithoutPinMemory(Rule):
         "        kept.append(y.to(device=\"cpu:0\", non_blocking=True))\n"
         "        kept.append(x.to(torch.device(\"cpu\"), non_blocking=True))\n"
         "    return kept\n",
+        # builders over another builder of the file that pin its loader, or return a pinned
+        # one on some runs
+        "from torch.utils.data import DataLoader\n"
+        "def make_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8, num_workers=4)\n"
+        "def build_pinned(ds):\n"
+        "    loader = make_loader(ds)\n"
+        "    loader.pin_memory = True\n"
+        "    return loader\n"
+        "def build_either(ds, fast):\n"
+        "    if fast:\n"
+        "        return DataLoader(ds, batch_size=8, pin_memory=True)\n"
+        "    return make_loader(ds)\n"
+        "def train(model, ds, device, fast):\n"
+        "    for x in build_pinned(ds):\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    for x in build_either(ds, fast):\n"
+        "        model(x.to(device, non_blocking=True))\n",
+        # a builder whose decorator pins what it returns, called directly or through another
+        "from torch.utils.data import DataLoader\n"
+        "def pinned(build):\n"
+        "    def wrapper(*args):\n"
+        "        loader = build(*args)\n"
+        "        loader.pin_memory = True\n"
+        "        return loader\n"
+        "    return wrapper\n"
+        "@pinned\n"
+        "def make_loader(ds):\n"
+        "    return DataLoader(ds, batch_size=8)\n"
+        "def build(ds):\n"
+        "    return make_loader(ds)\n"
+        "def train(model, ds, device):\n"
+        "    for x in make_loader(ds):\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    for x in build(ds):\n"
+        "        model(x.to(device, non_blocking=True))\n",
     )
 
     def finish(self) -> None:

@@ -1,15 +1,18 @@
 import libcst as cst
 
+from trainlint.analysis.accumulators import reads_only
 from trainlint.analysis.precision import handed_arguments, hands_over_scaler, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
-from trainlint.analysis.scopes import alternatives, bound_arguments, dotted_name, named_scaler, receiver_method
+from trainlint.analysis.scopes import (
+    alternatives, argument_slots, bound_arguments, dotted_name, named_scaler, receiver_method,
+)
 from trainlint.analysis.walk import iter_nodes
 from trainlint.context import FileContext
 from trainlint.rule import Example, Fix, Rule
-from trainlint.summaries import LOOP, SCALER_STEP, SCALER_UPDATE
+from trainlint.summaries import LOOP, SCALER_STEP, SCALER_UPDATE, STEP_HOOK_REGISTRATIONS
 
 
 class ScalerStepWithoutUpdate(Rule):
@@ -39,7 +42,14 @@ class ScalerStepWithoutUpdate(Rule):
     a `with` that swallows errors (the error of a second step may be relied
     on) or in an `assert`, or a loop that steps the scaler more than once
     (several optimizers, a loop over them): `update()` belongs once after all
-    of their steps.
+    of their steps. Nor does a scaler handed, outside the loops, to a function
+    this file does not define (`subscribe_update(events, scaler)`), which may
+    subscribe a callback that updates it, unless the call only reads it
+    (`print("using", scaler)`, a logger's method, a function of the project
+    whose every use of it reads it: `print(scaler.get_scale())`). Nor does a scaler updated in an
+    optimizer step hook (below): an `update()` added after the step would run
+    a second time on every step that is not skipped, and raise (`No inf checks
+    were recorded prior to update`); move the update out of the hook instead.
 
     ## Limitations
     Only scalers the linter can tell are `GradScaler`s are checked (built from
@@ -67,7 +77,21 @@ class ScalerStepWithoutUpdate(Rule):
     another module, `callbacks.on_step(self)`). A scaler handed out anywhere
     in the file (`hook = StepHook(scaler)`), whose `update` is stored
     (`end_of_step = scaler.update`) or read in a lambda or a nested function
-    (an optimizer's step hook) may be updated out of sight: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    (a callback of an event bus), may be updated out of sight: not flagged.
+    A scaler whose `update()` a lambda registered as a step post-hook (or
+    pre-hook) of the optimizer the loop steps calls
+    (`optimizer.register_step_post_hook(lambda *_: scaler.update())`), in this
+    file or in a function of the project, in any module, that is handed the
+    scaler and registers it on every call (under no branch, loop or handler:
+    `install_update_hook(optimizer, scaler)`), is flagged with its own
+    message (a registration after the loop, or whose handle is `.remove()`d,
+    gets the plain one): when a step has inf/NaN gradients, `scaler.step()` skips
+    `optimizer.step()`, so the hook does not run, the update is missed, and
+    the next `scaler.step()` raises (with fp16, an overflow in the first steps
+    is normal). A helper's hook defined and never registered, registered under
+    a condition, on another optimizer, or in any other way
+    (`events.subscribe(...)`) updates nothing the linter can see: flagged
+    with the plain message. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -297,6 +321,155 @@ class ScalerStepWithoutUpdate(Rule):
         "            with torch.autocast('cuda'):\n"
         "                loss = self.model(x).sum()\n"
         "            Trainer._step(self, loss)\n",
+        # a helper hands the scaler to a hook that only reads it, and updates another object
+        Example(
+            "import torch\n"
+            "def log_scale_hook(optimizer, scaler, stats):\n"
+            "    optimizer.register_step_post_hook(lambda *_: stats.update(scale=scaler.get_scale()))\n"
+            "def train(model, optimizer, loader, stats):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    log_scale_hook(optimizer, scaler, stats)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(optimizer)  # expect: TL104\n",
+            fixed="import torch\n"
+            "def log_scale_hook(optimizer, scaler, stats):\n"
+            "    optimizer.register_step_post_hook(lambda *_: stats.update(scale=scaler.get_scale()))\n"
+            "def train(model, optimizer, loader, stats):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    log_scale_hook(optimizer, scaler, stats)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(optimizer)  # expect: TL104\n"
+            "        scaler.update()\n",
+        ),
+        # a helper defines a hook that would update the scaler, but never registers it
+        "import torch\n"
+        "def make_update_hook(optimizer, scaler):\n"
+        "    def hook(*_):\n"
+        "        scaler.update()\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    make_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the helper registers its hook only when asked, and this call does not ask
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler, enabled):\n"
+        "    if enabled:\n"
+        "        optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler, False)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the hook goes on another optimizer than the one the loop steps: it never runs
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, swa_optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(swa_optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # no fix: a helper of another module is handed the scaler, and may subscribe a
+        # callback that updates it (`events.subscribe("step_end", lambda *_: scaler.update())`)
+        "import torch\n"
+        "from callbacks import subscribe_update\n"
+        "def train(model, optimizer, loader, events):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    subscribe_update(events, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the hook updates a scaler it is given when it runs, not the one handed to the helper
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda scaler, *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # a helper registers an optimizer step hook that updates the scaler: a step skipped
+        # for inf/NaN gradients does not run it, so the next step raises; no fix (an update
+        # added after the step would run twice on the other steps, and raise)
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "def train(model, optimizer, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(optimizer, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        # the same, the arguments given by keyword, from a constructor
+        "import torch\n"
+        "def install_update_hook(optimizer, scaler):\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, optimizer):\n"
+        "        self.model, self.optimizer = model, optimizer\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        install_update_hook(scaler=self.scaler, optimizer=self.optimizer)\n"
+        "    def fit(self, loader):\n"
+        "        for x in loader:\n"
+        "            self.scaler.scale(self.model(x).mean()).backward()\n"
+        "            self.scaler.step(self.optimizer)  # expect: TL104\n",
+        # the same hook registered here: no fix either
+        "import torch\n"
+        "def train(model, loader, optimizer):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x, y in loader:\n"
+        "        scaler.scale(criterion(model(x), y)).backward()\n"
+        "        scaler.step(optimizer)  # expect: TL104\n",
+        "import torch\n"
+        "scaler = torch.amp.GradScaler('cuda')\n"
+        "opt.register_step_post_hook(lambda opt, args, kwargs: scaler.update())\n"
+        "for x in loader:\n"
+        "    scaler.scale(model(x).sum()).backward()\n"
+        "    scaler.step(opt)  # expect: TL104\n",
+        # printing the scaler only reads it: the fix is kept
+        Example(
+            "import torch\n"
+            "def train(model, opt, loader):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    print('using', scaler)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(opt)  # expect: TL104\n",
+            fixed="import torch\n"
+            "def train(model, opt, loader):\n"
+            "    scaler = torch.amp.GradScaler('cuda')\n"
+            "    print('using', scaler)\n"
+            "    for x in loader:\n"
+            "        scaler.scale(model(x).mean()).backward()\n"
+            "        scaler.step(opt)  # expect: TL104\n"
+            "        scaler.update()\n",
+        ),
+        # the hook's handle is removed before the loop: nothing updates the scaler (no fix:
+        # which hooks are there when the loop runs is not followed)
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    handle = opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    handle.remove()\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
+        # a step pre-hook is skipped with the step too: the next step raises; no fix
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opt.register_step_pre_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -393,10 +566,11 @@ class ScalerStepWithoutUpdate(Rule):
         "    scaler.scale(criterion(model(x), y)).backward()\n"
         "    scaler.step(optimizer)\n"
         "    end_of_step()\n",
+        # a callback of an event bus the linter cannot see fire (not an optimizer step hook)
         "import torch\n"
-        "def train(model, loader, optimizer):\n"
+        "def train(model, loader, optimizer, events):\n"
         "    scaler = torch.amp.GradScaler('cuda')\n"
-        "    optimizer.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    events.subscribe('step_end', lambda *_: scaler.update())\n"
         "    for x, y in loader:\n"
         "        scaler.scale(criterion(model(x), y)).backward()\n"
         "        scaler.step(optimizer)\n",
@@ -565,7 +739,7 @@ class ScalerStepWithoutUpdate(Rule):
         # that call it (no fix there: the function's callers elsewhere may update)
         called_steps: dict[cst.FunctionDef, list[cst.Call]] = {}
         for step, scaler, binding in steps:
-            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding) or self._overridden(binding):
+            if scaler_switched_off(self.ctx, binding) or self._handed_out(scaler, binding, step.args[0].value) or self._overridden(binding):
                 continue
             loop = self._training_loop(step)
             if loop is None:
@@ -583,8 +757,16 @@ class ScalerStepWithoutUpdate(Rule):
             # loop over optimizers) an update after each would run the steps after the
             # first on a scale already changed, so no fix
             once = not loops_within(self.ctx, step, loop)  # no loop over optimizers in between
+            hooked = self._update_hooked(step, scaler, binding)
+            if hooked is not None:
+                # no fix: an `update()` added after the step would run a second time on every
+                # step that is not skipped, and raise; the hook itself has to go. A hook that
+                # may not be there while the loop runs gets the plain message
+                during = self._registered_before(hooked, loop)
+                self.report(step, _UPDATED_IN_A_HOOK.format(self.ctx.code(hooked.func)) if during else None)
+                continue
             fix = (self._fix(step, scaler) if once and not others and not updated and not updating_helpers
-                   and self._built_here(binding) else None)
+                   and self._built_here(binding) and not self._handed_beyond_the_file(scaler, binding) else None)
             self.report(step, fix=fix)
         for func, found in called_steps.items():
             stepped = {self.ctx.code(step.args[0].value) for step in found}
@@ -732,14 +914,15 @@ class ScalerStepWithoutUpdate(Rule):
                 return True
         return False
 
-    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
+    def _handed_out(self, scaler: cst.BaseExpression, binding: Binding, stepped: cst.BaseExpression) -> bool:
         """The scaler, or its `update` method, reaches code that may call it where
         this loop cannot see: given to a call whose result is kept, anywhere in the
         file (`hook = StepHook(scaler)`, then `hook.after_step()` in the loop), stored
         (`end_of_step = scaler.update`, a list of callbacks), or read in a lambda
-        or a function defined inside (an optimizer's step hook). Only its own
-        methods called on it (`scaler.step(opt)`, `scaler.get_scale()`) say what
-        it does."""
+        or a function defined inside (an optimizer's step hook), unless that is a step
+        post-hook of the optimizer `stepped` (see `_registered_hook`): it is known when
+        that runs, and when not. Only its own methods called on it (`scaler.step(opt)`,
+        `scaler.get_scale()`) say what it does."""
         written = self.ctx.code(scaler)
         receivers = self.ctx.receivers
         for node in self.ctx.shared(_by_dotted_name).get(written, ()):
@@ -752,13 +935,15 @@ class ScalerStepWithoutUpdate(Rule):
             if type(parent) is cst.Attribute and parent.value is node:
                 called = self.ctx.parent(parent)
                 if type(called) is cst.Call and called.func is parent:
-                    if nested and parent.attr.value == "update":
+                    if nested and parent.attr.value == "update" and self._registered_hook(node, stepped) is None:
                         return True
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
                 continue  # the name part of `self.scaler`: judged as the whole
             if type(parent) is cst.Arg and not nested and not self._kept_by_result(parent):
-                continue  # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`)
+                # `end_step(scaler, opt)`: does its work then (in this loop, see `_updates_in`);
+                # `install_update_hook(opt, scaler)`: updates in a hook that a skipped step misses
+                continue
             if self._only_tested(node):
                 continue  # `if scaler is not None:`, `if self.scaler and "scaler" in state:`
             return True
@@ -781,6 +966,70 @@ class ScalerStepWithoutUpdate(Rule):
         which may hold the scaler and update it whenever it is used."""
         call = self.ctx.parent(arg)
         return type(call) is cst.Call and type(self.ctx.parent(call)) in (cst.Assign, cst.AnnAssign)
+
+    def _update_hooked(self, step: cst.Call, scaler: cst.BaseExpression, binding: Binding) -> cst.Call | None:
+        """The call, anywhere in the file, that registers a hook updating the scaler after
+        each step of the optimizer `step` steps: `optimizer.register_step_post_hook(...)`
+        itself (see `_registered_hook`), or a function of the project handed the scaler
+        that does (see `_updated_later`), if any."""
+        receivers = self.ctx.receivers
+        stepped = step.args[0].value
+        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
+            if receivers.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            parent = self.ctx.parent(node)
+            if type(parent) is cst.Arg and parent.value is node and self._updated_later(parent, stepped):
+                return self.ctx.parent(parent)  # type: ignore[return-value]
+            if type(parent) is cst.Attribute and parent.value is node and parent.attr.value == "update":
+                registration = self._registered_hook(node, stepped)
+                if registration is not None:
+                    return registration
+        return None
+
+    def _registered_hook(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> cst.Call | None:
+        """The `stepped.register_step_post_hook(lambda ...)` (or `register_step_pre_hook`) of
+        this file whose lambda `node` is read in, if any. A function registered by name is not followed: one that updates
+        a scaler and is handed on silences the file (see `_referenced_without_a_call`)."""
+        hook = next((ancestor for ancestor in self.ctx.ancestors(node)
+                     if type(ancestor) in (cst.Lambda, cst.FunctionDef)), None)
+        arg = self.ctx.parent(hook) if type(hook) is cst.Lambda else None
+        call = self.ctx.parent(arg) if type(arg) is cst.Arg and arg.keyword is None else None
+        if type(call) is not cst.Call or call.args[0] is not arg:  # type: ignore[attr-defined]
+            return None
+        optimizer = method_call(call, *STEP_HOOK_REGISTRATIONS)  # type: ignore[arg-type]
+        registered = optimizer is not None and self.ctx.code(optimizer) == self.ctx.code(stepped)
+        return call if registered else None  # type: ignore[return-value]
+
+    def _registered_before(self, registration: cst.Call, loop: cst.For | cst.While) -> bool:
+        """`registration` (of a hook, or a call of a helper that registers one) runs before
+        `loop`, in the same function (or both at module level), and is kept: its result is
+        dropped or bound to a name that no `.remove()` is called on (`handle.remove()`)."""
+        if (self.ctx.enclosing_function(registration) is not self.ctx.enclosing_function(loop)
+                or self.ctx.order_index(registration) > self.ctx.order_index(loop)):
+            return False
+        parent = self.ctx.parent(registration)
+        if type(parent) is cst.Expr:
+            return True
+        if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
+            return False
+        handle = parent.targets[0].target.value
+        return not any(type(removed) is cst.Name and removed.value == handle
+                       for removed in (method_call(call, "remove") for call in self.ctx.nodes_of(cst.Call)))  # type: ignore[arg-type]
+
+    def _updated_later(self, arg: cst.Arg, stepped: cst.BaseExpression) -> bool:
+        """The function of the project the call given `arg` runs registers, on every call,
+        a step post-hook that updates it on the optimizer the call gives, and that is the
+        one `stepped` (`install_update_hook(optimizer, scaler)` running
+        `optimizer.register_step_post_hook(lambda *_: scaler.update())`, in any module;
+        see `Summary.updates_later`)."""
+        call = self.ctx.parent(arg)
+        summary = self.ctx.summaries.of_call(call) if type(call) is cst.Call else None  # type: ignore[arg-type]
+        if summary is None or not summary.updates_later:
+            return False
+        given = {summary.slot(slot): value for slot, value in argument_slots(call)}  # type: ignore[arg-type]
+        return any(given.get(scaler) is arg and optimizer in given
+                   and self.ctx.code(given[optimizer].value) == self.ctx.code(stepped)
+                   for scaler, optimizer in summary.updates_later)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
@@ -878,6 +1127,37 @@ class ScalerStepWithoutUpdate(Rule):
         values = self.ctx.receivers.assigned(binding)
         return bool(values) and all(self._torch_scaler_or_none(value) for value in values)
 
+    def _handed_beyond_the_file(self, scaler: cst.BaseExpression, binding: Binding) -> bool:
+        """The scaler is given, outside any loop, to a call of a function this file does
+        not define (`install(events, scaler)` of another module, once, to set up) that may
+        keep it (see `_may_keep`): it may subscribe a callback that updates it
+        (`events.subscribe("step_end", lambda *_: scaler.update())`), and an added
+        `update()` would run twice. A call in a loop does its work then (see `_handed_out`)."""
+        receivers = self.ctx.receivers
+        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
+            arg = self.ctx.parent(node)
+            if type(arg) is not cst.Arg or arg.value is not node or receivers.binding(node) != binding:  # type: ignore[arg-type]
+                continue
+            call = self.ctx.parent(arg)
+            if (type(call) is cst.Call and self.ctx.local_callee(call) is None
+                    and not loops_within(self.ctx, call, None) and self._may_keep(arg)):
+                return True
+        return False
+
+    def _may_keep(self, arg: cst.Arg) -> bool:
+        """The call given the scaler as `arg` may keep it to update later: any call but one
+        that only reads it (`print("using", scaler)`, `log.info("scaler %s", scaler)`), or a
+        function of the project whose summary says it only reads the param given it
+        (`Summary.read_params`: `log_scale(scaler)` printing `scaler.get_scale()`)."""
+        call: cst.Call = self.ctx.parent(arg)  # type: ignore[assignment]
+        if reads_only(self.ctx, call):
+            return False
+        summary = self.ctx.summaries.of_unwalked_call(call)
+        if summary is None:
+            return True
+        slots = [slot for slot, given in argument_slots(call) if given is arg]
+        return not slots or summary.slot(slots[0]) not in summary.read_params
+
     def _torch_scaler_or_none(self, value: cst.BaseExpression) -> bool:
         """`torch.amp.GradScaler(...)`, or that or None (`GradScaler() if fp16 else None`)."""
         arms = alternatives(value)
@@ -902,6 +1182,11 @@ class ScalerStepWithoutUpdate(Rule):
 
 _STEPS_ELSEWHERE = ("`{}()` steps a GradScaler in a loop that never calls `scaler.update()`: the loss scale "
                     "never adapts and the next step raises; call `scaler.update()` after it")
+
+_UPDATED_IN_A_HOOK = ("`scaler.step()` in a loop whose only `scaler.update()` runs in an optimizer step hook that "
+                      "`{}()` registers: a step skipped for inf/NaN gradients does not run the hook, so that update "
+                      "is missed and the next `scaler.step()` raises; call `scaler.update()` after the step in the "
+                      "loop instead of in the hook")
 
 # how many calls away from the loop that calls it a function's step is followed
 _CALLER_DEPTH = 3

@@ -426,6 +426,9 @@ def scaler_switched_off(ctx: FileContext, binding: Binding) -> bool:
 
 
 _SCALER_METHODS = ("step", "scale", "unscale_", "update", "get_scale", "is_enabled")
+# a GradScaler's methods that only read it
+SCALER_READS = frozenset({"get_scale", "is_enabled", "get_growth_factor", "get_backoff_factor",
+                          "get_growth_interval", "state_dict"})
 
 
 def hands_over_scaler(ctx: FileContext, call: cst.Call, scaler: str) -> bool:

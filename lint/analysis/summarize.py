@@ -20,7 +20,7 @@ from typing import Iterator, Mapping
 
 import libcst as cst
 
-from trainlint.analysis.accumulators import consumed_names, detaches, stored_elements
+from trainlint.analysis.accumulators import consumed_names, detaches, reads_only, stored_elements
 from trainlint.analysis.backward_losses import flag_test, function_flags, given_slots, own_backwards, runs_when
 from trainlint.analysis.batch_copies import copied_parameters, handed_parameters
 from trainlint.analysis.dataflow import (
@@ -45,6 +45,7 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.no_grad_results import no_grad_branches
 from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
+    SCALER_READS,
     FLOAT16, UNKNOWN, autocast_calls, autocast_enabled, autocast_precision, global_value, grad_scaler_enabled,
     half_conversion, handed_arguments, literal_bool, single_assignment, value_of_name, with_precision,
 )
@@ -56,11 +57,12 @@ from trainlint.analysis.runtime_patches import module_run, module_runs
 from trainlint.analysis.search_paths import search_paths
 from trainlint.analysis.torch_binding import module_facts, star_questions
 from trainlint.analysis.scopes import (
-    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
+    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments, decorated,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
 )
 from trainlint.analysis.training import (
-    MODULE_WRAPPERS, is_clip_call, is_torch_nn_class, loops_within, measures_only, method_call, module_behind, replaced_parameter,
+    MODULE_WRAPPERS, ancestors_within, is_clip_call, is_torch_nn_class, loops_within, measures_only, method_call,
+    module_behind, replaced_parameter,
     scaled_backward_scaler, unchain_module,
 )
 from trainlint.analysis.walk import children, iter_nodes, only, own_nodes
@@ -70,7 +72,7 @@ from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
-    NN_MODULE, SCHEDULER_STEP, STEP, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
+    NN_MODULE, SCHEDULER_STEP, STEP, STEP_HOOK_REGISTRATIONS, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
@@ -693,6 +695,8 @@ class _Summarizer:
             graph_when_training=not untrained,
             unjudged_steps=self.unjudged_steps,
             flag_writes=self._flag_writes(),
+            updates_later=self._updated_later(),
+            read_params=self._read_params(),
             guarded_steps=tuple(self.guarded_steps),
             default_steps=tuple(self.default_steps),
             step_tests=tuple(self.step_tests),
@@ -968,6 +972,73 @@ class _Summarizer:
                 param = self._param(receiver) if receiver is not None and not call.args else None
                 if param is not None and optimizer_step(self.ctx, call) is None:
                     found.add(param)
+        return found
+
+    def _updated_later(self) -> frozenset[tuple[str, str]]:
+        """`Summary.updates_later` of its own registrations: `optimizer.register_step_post_hook(hook)`
+        (or `register_step_pre_hook`) of an unchanged param, on every call, where `hook` is a
+        lambda or a function defined in this one that calls `update()` on another unchanged param."""
+        if not any(name in self.ctx.source for name in STEP_HOOK_REGISTRATIONS):
+            return frozenset()
+        found: set[tuple[str, str]] = set()
+        for call in only(self.ctx.own_nodes(self.func.body), cst.Call):
+            optimizer = method_call(call, *STEP_HOOK_REGISTRATIONS)  # type: ignore[arg-type]
+            if (type(optimizer) is not cst.Name or not self._unchanged_param(optimizer)
+                    or not call.args or call.args[0].keyword is not None  # type: ignore[attr-defined]
+                    or not self._on_every_call(call) or self._exits_before(call)):
+                continue
+            hook = self._hook_body(call.args[0].value)  # type: ignore[attr-defined]
+            found.update((scaler, optimizer.value) for scaler in self._updated_in(hook))
+        return frozenset(found)
+
+    def _read_params(self) -> frozenset[str]:
+        """`Summary.read_params`: the params each use of which only reads it."""
+        unread: set[str] = set()
+        for name in only(self.ctx.subtree(self.func.body), cst.Name):
+            if name.value in self.params and not self._only_read(name):  # type: ignore[attr-defined]
+                unread.add(name.value)  # type: ignore[attr-defined]
+        # `*args` / `**kwargs`: what a caller hands them is not followed
+        return frozenset(name for name in self.signature if not name.startswith("*")) - unread
+
+    def _only_read(self, name: cst.Name) -> bool:
+        """`name` is no use of a variable (an attribute's or a keyword's name), or one that
+        only reads it, where the function runs: `print(name)`, `name.get_scale()`."""
+        parent = self.ctx.parent(name)
+        if (type(parent) is cst.Attribute and parent.attr is name) or (type(parent) is cst.Arg and parent.keyword is name):
+            return True
+        for ancestor in self.ctx.ancestors(name):
+            if ancestor is self.func:
+                break
+            if type(ancestor) in (cst.Lambda, cst.FunctionDef, cst.ClassDef):
+                return False  # runs at another time, or binds a name of its own
+        call = self.ctx.parent(parent)
+        if type(parent) is cst.Attribute:
+            return type(call) is cst.Call and call.func is parent and parent.attr.value in SCALER_READS  # type: ignore[attr-defined]
+        return type(parent) is cst.Arg and type(call) is cst.Call and reads_only(self.ctx, call)  # type: ignore[arg-type]
+
+    def _hook_body(self, hook: cst.BaseExpression) -> cst.CSTNode | None:
+        """What a registered hook runs: a lambda's body, or a function defined in this one
+        (directly in its body) by the name given."""
+        if type(hook) is cst.Lambda:
+            return hook.body
+        if type(hook) is cst.Name:
+            defined = [stmt for stmt in self.func.body.body
+                       if type(stmt) is cst.FunctionDef and stmt.name.value == hook.value]
+            return defined[0].body if len(defined) == 1 else None
+        return None
+
+    def _updated_in(self, body: cst.CSTNode | None) -> set[str]:
+        """Unchanged params whose `update()` `body` calls (read where the hook runs, later),
+        not a parameter of the hook by the same name."""
+        if body is None:
+            return set()
+        found = set()
+        for call in only(self.ctx.subtree(body), cst.Call):
+            updated = method_call(call, "update")  # type: ignore[arg-type]
+            if type(updated) is cst.Name and self._unchanged_param(updated) and not any(
+                    type(a) in (cst.Lambda, cst.FunctionDef) and updated.value in named_parameters(a)  # type: ignore[arg-type]
+                    for a in ancestors_within(self.ctx, call, self.func)):  # `lambda scaler, *_: scaler.update()`
+                found.add(updated.value)
         return found
 
     def _optimized(self) -> set[str]:
@@ -1648,8 +1719,9 @@ class _Summarizer:
     def _unpinned_loader(self, expr: cst.BaseExpression) -> bool:
         """A DataLoader built without `pin_memory=True`: the call itself, or the one value a
         variable of the function is assigned (not a parameter: another module's call may
-        hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`)."""
-        if "DataLoader" not in self.ctx.source:
+        hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`). Not
+        in a decorated function: what a call returns is the decorator's (`@pinned`)."""
+        if "DataLoader" not in self.ctx.source or decorated(self.func):
             return False
         built = single_assignment(self.ctx, expr) if type(expr) is cst.Name else expr
         return (type(built) is cst.Call and self.ctx.call_name(built) == DATALOADER_CLASS

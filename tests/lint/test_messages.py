@@ -197,3 +197,32 @@ def test_an_override_a_base_class_loop_runs_names_that_loop() -> None:
         "a loss tensor is accumulated with its autograd graph across the iterations of the loop of "
         "`Trainer.fit()`, which calls `on_step_end()`, handing it the loss it back-propagates: use "
         "`loss.item()` (or `loss.detach()`)"))]
+
+
+HOOKED = """\
+import torch
+def train(model, opt, loader):
+    scaler = torch.amp.GradScaler('cuda')
+    {registration}
+    for x in loader:
+        scaler.scale(model(x).mean()).backward()
+        scaler.step(opt)
+"""
+
+
+def test_a_scaler_updated_in_a_step_hook_says_a_skipped_step_skips_the_hook() -> None:
+    for hook in ("post", "pre"):
+        source = HOOKED.format(registration=f"opt.register_step_{hook}_hook(lambda *_: scaler.update())")
+        [(line, message)] = _messages(source, "TL104")
+        assert line == 7 and "does not run the hook" in message
+
+
+def test_a_step_hook_that_is_not_there_while_the_loop_runs_gets_the_plain_message() -> None:
+    removed = HOOKED.format(registration="handle = opt.register_step_post_hook(lambda *_: scaler.update())\n"
+                            "    handle.remove()")
+    after = ("import torch\nscaler = torch.amp.GradScaler('cuda')\nfor x in loader:\n"
+             "    scaler.scale(model(x).sum()).backward()\n    scaler.step(opt)\n"
+             "opt.register_step_post_hook(lambda *_: scaler.update())\n")
+    for source in (removed, after):
+        [(_, message)] = _messages(source, "TL104")
+        assert message.startswith("`scaler.step()` in a loop that never calls `scaler.update()`")

@@ -650,3 +650,19 @@ def test_a_star_import_of_a_module_that_may_bind_torch_otherwise_withholds_the_f
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text((target.read_text() if target.exists() else "") + added)
     assert _fixable_amp_lines(project, None)["train.py"] == []
+
+
+def test_a_scaler_handed_to_a_helper_of_another_module_gets_no_fix() -> None:
+    """scaler_hook_layout/train.py hands its scalers to helpers of other modules, one of
+    which (events.py, which the linter does not summarize) subscribes a callback updating
+    it, two of which register an optimizer step hook updating it: an `update()` added after
+    the step could run twice, so no finding there has a fix, but the one whose helper only
+    prints the scale (`report_scale(scaler)`, line 91; not `report_and_keep(scaler, kept)`,
+    which also keeps it). The hooked ones say why the hook is
+    not enough (a skipped step does not run it)."""
+    project = PROJECTS / "scaler_hook_layout"
+    result = run(_files(project), select_rules(["TL104"], [], []), Config(root=project), RunOptions(jobs=1))
+    assert [f.line for f in result.findings if f.fix is not None] == [91]
+    assert len(result.findings) == 8
+    hooked = [f.line for f in result.findings if "step hook" in f.message]
+    assert hooked == [18, 30]

@@ -49,3 +49,26 @@ def test_a_lookup_the_list_leaves_out_fails_at_once(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(summaries, "_callees", lambda own: [name for name in listed(own) if name != "build"])
     with pytest.raises(KeyError, match="build"):
         close(_LOCAL)
+
+
+def test_a_step_hook_registered_through_a_call_keeps_its_optimizer() -> None:
+    """`def prepare(opt, swa, scaler): install(swa, scaler)` registers the update on `swa`,
+    not on `opt`; a call under a condition of the caller's registers nothing on every call."""
+    install = Summary(params=("optimizer", "scaler"), updates_later=frozenset({("scaler", "optimizer")}))
+    prepare = Summary(params=("opt", "swa", "scaler"),
+                      events=(Call("install", args=(("#0", "swa"), ("#1", "scaler"))),))
+    maybe = Summary(params=("opt", "scaler"),
+                    events=(Call("install", args=(("#0", "opt"), ("#1", "scaler")), occasional=True),))
+    closed = close({"install": install, "prepare": prepare, "maybe": maybe}, lambda name: None)
+    assert closed["prepare"].updates_later == {("scaler", "swa")}
+    assert closed["maybe"].updates_later == frozenset()
+    assert Summary.from_json(closed["prepare"].to_json()).updates_later == {("scaler", "swa")}
+
+
+def test_the_params_a_function_only_reads_survive_closing_and_the_cache() -> None:
+    """`Summary.read_params` (TL104 keeps its fix for a scaler handed to such a param) is
+    the function's own: closing keeps it, and the cache writes it out and back."""
+    report = Summary(params=("scaler", "log"), read_params=frozenset({"scaler"}))
+    closed = close({"report": report}, lambda name: None)["report"]
+    assert closed.read_params == {"scaler"}
+    assert Summary.from_json(closed.to_json()).read_params == {"scaler"}

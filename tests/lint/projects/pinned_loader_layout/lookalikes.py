@@ -2,6 +2,7 @@
 import torch
 
 from data import build_configured_loader, build_either, build_loader, build_loader_with, build_pinned_loader, wrap_loader
+from loaders import fast_or_default, pinned_default_loader
 
 
 def train(model, optimizer, dataset, args, device):
@@ -37,4 +38,12 @@ def handed_or_built(model, dataset, device, loader=None):
     if loader is None:
         loader = build_loader(dataset, 32)
     for x in loader:
+        model(x.to(device, non_blocking=True))
+
+
+def through_presets(model, dataset, device, fast):
+    # a preset that pins the builder's loader, or returns a pinned one on some runs
+    for x in pinned_default_loader(dataset):
+        model(x.to(device, non_blocking=True))
+    for x in fast_or_default(dataset, fast):
         model(x.to(device, non_blocking=True))

@@ -1,6 +1,7 @@
 import torch
 
 from data import build_loader, get_loaders
+from loaders import default_loader, small_loader
 
 
 def train(model, optimizer, train_set, val_set, device):
@@ -29,5 +30,14 @@ def fit(model, optimizer, train_set, val_set, device):
 
 def built_over_given(model, dataset, device, loader=None):
     loader = build_loader(dataset, 32)
+    for x in loader:
+        model(x.to(device, non_blocking=True))  # expect: TL502
+
+
+def through_presets(model, dataset, device):
+    # the presets of loaders.py return what data.py's builder builds, unpinned
+    for x in small_loader(dataset):
+        model(x.to(device, non_blocking=True))  # expect: TL502
+    loader = default_loader(dataset)
     for x in loader:
         model(x.to(device, non_blocking=True))  # expect: TL502
