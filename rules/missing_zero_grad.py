@@ -2,7 +2,9 @@ import re
 
 import libcst as cst
 
+from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
+    CallFlow,
     clears_grads,
     clears_parameters_by_name,
     given_argument,
@@ -106,6 +108,82 @@ def _variables_read(ctx: FileContext, expr: cst.BaseExpression) -> set[str]:
 
 
 
+def _joined_models(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The models whose parameters `expr` joins, each written as a variable or an
+    attribute (`g`, `d` of `itertools.chain(g.parameters(), d.parameters())`); None
+    when it holds anything else (a tensor, a filtered list)."""
+    kind = type(expr)
+    if kind is cst.Call:
+        models = method_call(expr, "parameters")
+        if models is not None and not expr.args:  # type: ignore[attr-defined]
+            listed = _module_list_items(ctx, models)
+            if listed is not None:
+                return listed
+            return [models] if type(models) in (cst.Name, cst.Attribute) else None
+        name = ctx.qualified_name(expr.func)  # type: ignore[attr-defined]
+        if name == "itertools.chain" or _repackages(ctx, expr):  # type: ignore[arg-type]
+            return _joined_parts(ctx, [arg.value for arg in expr.args if not arg.star and arg.keyword is None],  # type: ignore[attr-defined]
+                                 len(expr.args))  # type: ignore[attr-defined]
+        return None
+    if kind is cst.BinaryOperation and type(expr.operator) is cst.Add:  # type: ignore[attr-defined]
+        return _joined_parts(ctx, [expr.left, expr.right], 2)  # type: ignore[attr-defined]
+    if kind in (cst.List, cst.Tuple):
+        parts = [_element_parameters(element) for element in expr.elements]  # type: ignore[attr-defined]
+        return _joined_parts(ctx, [part for part in parts if part is not None], len(parts))
+    return None
+
+
+def _joined_parts(ctx: FileContext, parts: list[cst.BaseExpression], written: int) -> list[cst.BaseExpression] | None:
+    """The models of each of `parts`, when all `written` parts are known to be parameters."""
+    found: list[cst.BaseExpression] = []
+    for part in parts:
+        models = _joined_models(ctx, part)
+        if models is None:
+            return None
+        found += models
+    return found if found and len(parts) == written else None
+
+
+def _element_parameters(element: cst.BaseElement) -> cst.BaseExpression | None:
+    """What an item of a list of parameters adds: the parameters a `*` spreads
+    (`*g.parameters()`), or those of a parameter group (`{"params": g.parameters(), "lr": lr}`);
+    None for one tensor (`model.weight`) or a group whose parameters it does not write."""
+    if type(element) is cst.StarredElement:
+        return element.value
+    value = element.value
+    if type(value) is not cst.Dict:
+        return None
+    return next((item.value for item in value.elements if type(item) is cst.DictElement
+                 and type(item.key) is cst.SimpleString and item.key.evaluated_value == "params"), None)
+
+
+def _module_list_items(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The models an `nn.ModuleList([g, d])` written out holds, each a variable or attribute."""
+    if type(expr) is not cst.Call or ctx.qualified_name(expr.func) != "torch.nn.ModuleList" or len(expr.args) != 1:
+        return None
+    listed = expr.args[0].value
+    if type(listed) not in (cst.List, cst.Tuple):
+        return None
+    items = [element.value for element in listed.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
+    if len(items) != len(listed.elements) or any(type(item) not in (cst.Name, cst.Attribute) for item in items):  # type: ignore[attr-defined]
+        return None
+    return items
+
+
+def _repackages(ctx: FileContext, call: cst.Call) -> bool:
+    """`list(...)` or `tuple(...)` of Python's, given one iterable."""
+    func = call.func
+    return (type(func) is cst.Name and func.value in ("list", "tuple") and len(call.args) == 1
+            and binding_scope(func.value, ctx.scope_of(func)) is None)
+
+
+def _among(models: set[str], parts: list[str]) -> bool:
+    """Every model of `models` is one of `parts` or inside one: none of them may hold
+    the others' parameters."""
+    return bool(parts) and all(any(model == part or model.startswith(part + ".") for part in parts)
+                               for model in models)
+
+
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
     """Each name (as written) assigned another's module itself, moved (`model.cuda()`)
     or wrapped (`DDP(model)`): the names it is assigned from."""
@@ -133,11 +211,15 @@ class MissingZeroGrad(Rule):
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
     joining several models' parameters (`Adam(itertools.chain(netG.parameters(),
-    netD.parameters()))`) is cleared when each of them is, on every path to
-    its step, by its own `zero_grad()` or by that of an optimizer built on
-    it (not by one that runs only every few iterations); one built on
-    anything else (a list of parameter groups) may hold that model's
-    parameters, and counts as cleared. A submodule's `zero_grad()`
+    netD.parameters()))`, `list(netG.parameters()) + list(netD.parameters())`,
+    `[*netG.parameters(), *netD.parameters()]`, one parameter group per
+    model, `nn.ModuleList([netG, netD]).parameters()`) is cleared when each
+    of them is, on every path to its step (a clear in each branch of an
+    `if` counts), by its own `zero_grad()` or by that of an optimizer built
+    on it (not by one that runs only every few iterations): clearing one of
+    them only leaves the other's gradients to accumulate. One built on
+    anything else (a list of tensors) may hold that model's parameters, and
+    counts as cleared. A submodule's `zero_grad()`
     (`model.head.zero_grad()` beside `SGD(model.parameters())`) clears that
     part only, and so does a clear of the parameters a test of their names
     picks (`for name, p in model.named_parameters(): if "head" in name:
@@ -785,6 +867,38 @@ class MissingZeroGrad(Rule):
         "        g_opt.step()\n"
         "        netD(netG(real)).square().mean().backward()\n"
         "        both_opt.step()  # expect: TL401\n",
+        # the generator and the discriminator joined in one list: only the generator is
+        # cleared, the discriminator's gradients pile up in what the joined optimizer steps
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both_opt = torch.optim.Adam([*netG.parameters(), *netD.parameters()], lr=2e-4)\n"
+        "    for real in batches:\n"
+        "        netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
+        # the same with the models in an `nn.ModuleList`
+        "import torch\n"
+        "from torch import nn\n"
+        "def fit(netG, netD, batches):\n"
+        "    both_opt = torch.optim.Adam(nn.ModuleList([netG, netD]).parameters())\n"
+        "    for real in batches:\n"
+        "        netD.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
+        # each branch of the `if` clears the generator, neither the discriminator
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, use_real):\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        if use_real:\n"
+        "            netG.zero_grad()\n"
+        "            loss = netD(real).mean()\n"
+        "        else:\n"
+        "            netG.zero_grad()\n"
+        "            loss = netD(netG(real)).mean()\n"
+        "        loss.backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1423,6 +1537,76 @@ class MissingZeroGrad(Rule):
         "            d_opt.step()\n"
         "            netD(netG(real)).square().mean().backward()\n"
         "            both_opt.step()\n",
+        # an optimizer joining two lists of parameters, or one parameter group per model,
+        # each model's optimizer cleared before the step
+        "import torch\n"
+        "def train(gen, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_h = torch.optim.Adam(head.parameters())\n"
+        "    opt_info = torch.optim.Adam(list(gen.parameters()) + list(head.parameters()))\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        gen(x).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        opt_h.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        opt_h.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()\n",
+        "import torch\n"
+        "def train(gen, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_h = torch.optim.Adam(head.parameters())\n"
+        "    opt_info = torch.optim.Adam([{\"params\": gen.parameters()},\n"
+        "                                 {\"params\": head.parameters(), \"lr\": 1e-4}])\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        gen(x).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        opt_h.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        opt_h.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()\n",
+        # both branches of the `if` clear both models' optimizers before the joined step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, scaler, use_amp):\n"
+        "    g_opt = torch.optim.Adam(netG.parameters())\n"
+        "    d_opt = torch.optim.Adam(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        if use_amp:\n"
+        "            g_opt.zero_grad()\n"
+        "            d_opt.zero_grad()\n"
+        "            scaler.scale(netD(netG(real)).mean()).backward()\n"
+        "            scaler.step(d_opt)\n"
+        "            scaler.step(g_opt)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            g_opt.zero_grad()\n"
+        "            d_opt.zero_grad()\n"
+        "            netD(netG(real)).mean().backward()\n"
+        "            d_opt.step()\n"
+        "            g_opt.step()\n"
+        "        netD(netG(real)).square().mean().backward()\n"
+        "        both_opt.step()\n",
+        # each branch of the `if` clears both models
+        "import torch\n"
+        "from torch import nn\n"
+        "def fit(netG, netD, batches, use_real):\n"
+        "    both_opt = torch.optim.Adam(nn.ModuleList([netG, netD]).parameters())\n"
+        "    for real in batches:\n"
+        "        if use_real:\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n"
+        "            loss = netD(real).mean()\n"
+        "        else:\n"
+        "            netD.zero_grad()\n"
+        "            netG.zero_grad()\n"
+        "            loss = netD(netG(real)).mean()\n"
+        "        loss.backward()\n"
+        "        both_opt.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1496,16 +1680,15 @@ class MissingZeroGrad(Rule):
 
     def _joined_owners(self, optimizer: cst.BaseExpression) -> list[str]:
         """The models an optimizer of the file was built on when it joins their
-        parameters (`g` and `d` of `Adam(itertools.chain(g.parameters(), d.parameters()))`);
-        empty when it is built on anything else."""
+        parameters (`g` and `d` of `Adam(itertools.chain(g.parameters(), d.parameters()))`,
+        `list(g.parameters()) + list(d.parameters())`, `[*g.parameters(), *d.parameters()]`,
+        one parameter group each, `nn.ModuleList([g, d]).parameters()`); empty when it is
+        built on anything else, or on one model's."""
         params = optimizer_params(self.ctx.receivers, optimizer)
-        if type(params) is not cst.Call or self.ctx.qualified_name(params.func) != "itertools.chain":
+        models = _joined_models(self.ctx, params) if params is not None else None
+        if models is None or len({self.ctx.code(model) for model in models}) < 2:
             return []
-        owners = [method_call(arg.value, "parameters") if not arg.star and arg.keyword is None else None
-                  for arg in params.args]
-        if not owners or any(type(owner) not in (cst.Name, cst.Attribute) for owner in owners):
-            return []
-        return [self.ctx.code(owner) for owner in owners]  # type: ignore[arg-type]
+        return [self.ctx.code(model) for model in models]
 
     def _owner_from_callers(self, optimizer: cst.Name) -> str | None:
         function = self.ctx.enclosing_function(optimizer)
@@ -1712,20 +1895,16 @@ class MissingZeroGrad(Rule):
                     cleared.add(inner[0])
             models = {name for name, model, _ in reaching if model}  # models whose zero_grad() runs
             named = sorted(cleared | models)  # what the loop clears, as written
-            # an optimizer built on a model whose zero_grad() the loop calls is cleared;
-            # one whose model is unknown may be (a model may hold every parameter)
             cleared |= {name for name, owner in owners.items()
-                        if models and (owner is None or any(_same_or_inside(owner, model) or self._one_module(owner, model)
-                                                            for model in models))}
+                        if models and self._cleared_by_models(owner, joined.get(name, []), models)}
             # an optimizer joining several models' parameters is cleared when each model is, on
             # every path to the step, by its own zero_grad() or that of an optimizer built on it:
             # a model cleared only every few iterations (`if i % 5 == 0: opt_d.zero_grad()`)
             # keeps its gradients in the others, which the joined optimizer steps
-            always = [(name, model) for node, name, model, _ in clears if self._on_every_path(node, step, loop)]
-            covered = ({name for name, model in always if model}
-                       | {owner for name, model in always if not model and (owner := owners.get(name))})
-            cleared |= {name for name, parts in joined.items()
-                        if all(any(_same_or_inside(part, model) for model in covered) for part in parts)}
+            if joined:
+                covered = self._cleared_on_every_path(loop, step, clears, owners)
+                cleared |= {name for name, parts in joined.items()
+                            if all(any(_same_or_inside(part, model) for model in covered) for part in parts)}
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
                 continue
@@ -1827,12 +2006,46 @@ class MissingZeroGrad(Rule):
         sources = self.ctx.shared(_module_sources)
         return second in sources.get(first, ()) or first in sources.get(second, ())
 
-    def _on_every_path(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode) -> bool:
-        """The clear runs on every path of an iteration of `loop` that reaches the step: each
-        `if` of the loop around it is around the step too, on the same side. A clear in a
-        helper the loop calls counts, as it does for any optimizer."""
+    def _cleared_by_models(self, owner: str | None, parts: list[str], models: set[str]) -> bool:
+        """The `zero_grad()` of `models` clears an optimizer built on `owner`'s parameters.
+        One whose model is unknown may be cleared (a model may hold every parameter), but
+        not one joining several models' (`parts`) when those cleared are all among them:
+        it is cleared when each of its models is (see `_cleared_on_every_path`)."""
+        if owner is None:
+            return not _among(models, parts)
+        return any(_same_or_inside(owner, model) or self._one_module(owner, model) for model in models)
+
+    def _cleared_on_every_path(self, loop: cst.CSTNode, step: cst.CSTNode,
+                               clears: list[tuple[cst.CSTNode, str | None, bool, bool]],
+                               owners: dict[str, str | None]) -> set[str]:
+        """The models cleared on every path of an iteration of `loop` that reaches the step,
+        by their own `zero_grad()` or that of an optimizer built on them: a clear in each
+        branch of an `if` counts, one in a branch only does not. A clear the flow does not
+        walk to (through a lambda), or any when it does not reach the step (a method of an
+        object the loop calls), counts when no `if` of the loop separates it from the step."""
+        clearing = {id(node): name if is_model else owners.get(name)  # type: ignore[arg-type]
+                    for node, name, is_model, _ in clears if name is not None}
+        reached: list[Facts] = []
+        walked: set[int] = set()
+
+        def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
+            if node is step:
+                reached.append(facts)
+            model = clearing.get(id(node))
+            if model is None:
+                return facts
+            walked.add(id(node))
+            return facts | {model}
+
+        CallFlow(self.ctx, transfer).run(loop.body)  # type: ignore[attr-defined]
+        covered = set(frozenset.intersection(*reached)) if reached else set()
         step_sides = _branch_sides(self.ctx, step, loop)
-        return all(step_sides.get(branch) == side for branch, side in _branch_sides(self.ctx, clear, loop).items())
+        for node, name, is_model, _ in clears:
+            model = name if is_model else owners.get(name)  # type: ignore[arg-type]
+            if model is not None and not (reached and id(node) in walked) and all(
+                    step_sides.get(branch) == side for branch, side in _branch_sides(self.ctx, node, loop).items()):
+                covered.add(model)
+        return covered
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:
