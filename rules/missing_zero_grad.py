@@ -899,6 +899,21 @@ class MissingZeroGrad(Rule):
         "            loss = netD(netG(real)).mean()\n"
         "        loss.backward()\n"
         "        both_opt.step()  # expect: TL401\n",
+        # the discriminator cleared by a helper the loop calls only every few iterations
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "\n"
+        "    def clear_d():\n"
+        "        netD.zero_grad()\n"
+        "\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netG.zero_grad()\n"
+        "        if i % d_every == 0:\n"
+        "            clear_d()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1607,6 +1622,20 @@ class MissingZeroGrad(Rule):
         "            loss = netD(netG(real)).mean()\n"
         "        loss.backward()\n"
         "        both_opt.step()\n",
+        # the same helper called on every iteration
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "\n"
+        "    def clear_d():\n"
+        "        netD.zero_grad()\n"
+        "\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netG.zero_grad()\n"
+        "        clear_d()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
