@@ -108,10 +108,11 @@ def _variables_read(ctx: FileContext, expr: cst.BaseExpression) -> set[str]:
 
 
 
-def _joined_models(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+def _joined_models(ctx: FileContext, expr: cst.BaseExpression, named: bool = True) -> list[cst.BaseExpression] | None:
     """The models whose parameters `expr` joins, each written as a variable or an
     attribute (`g`, `d` of `itertools.chain(g.parameters(), d.parameters())`); None
-    when it holds anything else (a tensor, a filtered list)."""
+    when it holds anything else (a tensor, a filtered list). `named`: `expr` may be
+    a variable assigned them (once: a value of one is read as written)."""
     kind = type(expr)
     if kind is cst.Call:
         models = method_call(expr, "parameters")
@@ -123,21 +124,40 @@ def _joined_models(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseE
         name = ctx.qualified_name(expr.func)  # type: ignore[attr-defined]
         if name == "itertools.chain" or _repackages(ctx, expr):  # type: ignore[arg-type]
             return _joined_parts(ctx, [arg.value for arg in expr.args if not arg.star and arg.keyword is None],  # type: ignore[attr-defined]
-                                 len(expr.args))  # type: ignore[attr-defined]
+                                 len(expr.args), named)  # type: ignore[attr-defined]
         return None
     if kind is cst.BinaryOperation and type(expr.operator) is cst.Add:  # type: ignore[attr-defined]
-        return _joined_parts(ctx, [expr.left, expr.right], 2)  # type: ignore[attr-defined]
+        return _joined_parts(ctx, [expr.left, expr.right], 2, named)  # type: ignore[attr-defined]
     if kind in (cst.List, cst.Tuple):
         parts = [_element_parameters(element) for element in expr.elements]  # type: ignore[attr-defined]
-        return _joined_parts(ctx, [part for part in parts if part is not None], len(parts))
+        return _joined_parts(ctx, [part for part in parts if part is not None], len(parts), named)
+    if kind is cst.Name and named:
+        value = _only_value(ctx, expr)  # type: ignore[arg-type]
+        return _joined_models(ctx, value, named=False) if value is not None else None
     return None
 
 
-def _joined_parts(ctx: FileContext, parts: list[cst.BaseExpression], written: int) -> list[cst.BaseExpression] | None:
+def _only_value(ctx: FileContext, variable: cst.Name) -> cst.BaseExpression | None:
+    """The one value a variable is assigned (`params = list(g.parameters()) + ...`), when
+    nothing else binds it and no method of it is called (`params.extend(head.parameters())`)."""
+    binding = ctx.receivers.binding(variable)
+    values = ctx.receivers.only_assigned(binding) if binding is not None else None
+    if values is None or len(values) != 1:
+        return None
+    for use in ctx.receivers.spelled(variable.value):
+        parent = ctx.parent(use)
+        if (type(use) is cst.Name and type(parent) is cst.Attribute and parent.value is use
+                and type(ctx.parent(parent)) is cst.Call and ctx.receivers.binding(use) == binding):
+            return None
+    return values[0]
+
+
+def _joined_parts(ctx: FileContext, parts: list[cst.BaseExpression], written: int,
+                  named: bool) -> list[cst.BaseExpression] | None:
     """The models of each of `parts`, when all `written` parts are known to be parameters."""
     found: list[cst.BaseExpression] = []
     for part in parts:
-        models = _joined_models(ctx, part)
+        models = _joined_models(ctx, part, named)
         if models is None:
             return None
         found += models
@@ -213,7 +233,8 @@ class MissingZeroGrad(Rule):
     joining several models' parameters (`Adam(itertools.chain(netG.parameters(),
     netD.parameters()))`, `list(netG.parameters()) + list(netD.parameters())`,
     `[*netG.parameters(), *netD.parameters()]`, one parameter group per
-    model, `nn.ModuleList([netG, netD]).parameters()`) is cleared when each
+    model, `nn.ModuleList([netG, netD]).parameters()`, also first assigned
+    to a variable) is cleared when each
     of them is, on every path to its step (a clear in each branch of an
     `if` counts), by its own `zero_grad()` or by that of an optimizer built
     on it (not by one that runs only every few iterations): clearing one of
@@ -914,6 +935,15 @@ class MissingZeroGrad(Rule):
         "            clear_d()\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both.step()  # expect: TL401\n",
+        # the joined parameters first put in a variable: only the generator is cleared
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    params = list(netG.parameters()) + list(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(params, lr=2e-4)\n"
+        "    for real in batches:\n"
+        "        netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1636,6 +1666,22 @@ class MissingZeroGrad(Rule):
         "        clear_d()\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both.step()\n",
+        # the joined parameters first put in a variable, each model's optimizer cleared
+        "import torch\n"
+        "def train(gen, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_h = torch.optim.Adam(head.parameters())\n"
+        "    params = list(gen.parameters()) + list(head.parameters())\n"
+        "    opt_info = torch.optim.Adam(params, lr=1e-4)\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        gen(x).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        opt_h.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        opt_h.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
