@@ -18,7 +18,8 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.scopes import (
-    _parameters, argument_slots, binding_scope, bound_arguments, head_name, receiver_method, receiver_name,
+    _parameters, argument_slots, assigned_parts, binding_scope, bound_arguments, head_name, receiver_method,
+    receiver_name,
 )
 from trainlint.analysis.summarize import BUILTIN_NAMES
 from trainlint.analysis.training import method_call, module_behind, own_attribute
@@ -123,8 +124,9 @@ def _joined_models(ctx: FileContext, expr: cst.BaseExpression, named: bool = Tru
             return [models] if type(models) in (cst.Name, cst.Attribute) else None
         name = ctx.qualified_name(expr.func)  # type: ignore[attr-defined]
         if name == "itertools.chain" or _repackages(ctx, expr):  # type: ignore[arg-type]
-            return _joined_parts(ctx, [arg.value for arg in expr.args if not arg.star and arg.keyword is None],  # type: ignore[attr-defined]
-                                 len(expr.args), named)  # type: ignore[attr-defined]
+            args = expr.args  # type: ignore[attr-defined]
+            return _joined_parts(ctx, [arg.value for arg in args if not arg.star and arg.keyword is None],
+                                 len(args), named)
         return None
     if kind is cst.BinaryOperation and type(expr.operator) is cst.Add:  # type: ignore[attr-defined]
         return _joined_parts(ctx, [expr.left, expr.right], 2, named)  # type: ignore[attr-defined]
@@ -184,8 +186,9 @@ def _module_list_items(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.B
     listed = expr.args[0].value
     if type(listed) not in (cst.List, cst.Tuple):
         return None
-    items = [element.value for element in listed.elements if type(element) is cst.Element]  # type: ignore[attr-defined]
-    if len(items) != len(listed.elements) or any(type(item) not in (cst.Name, cst.Attribute) for item in items):  # type: ignore[attr-defined]
+    written = listed.elements  # type: ignore[attr-defined]
+    items = [element.value for element in written if type(element) is cst.Element]
+    if len(items) != len(written) or any(type(item) not in (cst.Name, cst.Attribute) for item in items):
         return None
     return items
 
@@ -206,13 +209,15 @@ def _among(models: set[str], parts: list[str]) -> bool:
 
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
     """Each name (as written) assigned another's module itself, moved (`model.cuda()`)
-    or wrapped (`DDP(model)`): the names it is assigned from."""
+    or wrapped (`DDP(model)`), also by unpacking (`self.G, self.D = G, D`): the names
+    it is assigned from."""
     found: dict[str, set[str]] = {}
     for node in ctx.nodes_of(cst.Assign):
-        value = module_behind(ctx, node.value)  # type: ignore[attr-defined]
-        if type(value) in (cst.Name, cst.Attribute):
-            for target in node.targets:  # type: ignore[attr-defined]
-                found.setdefault(ctx.code(target.target), set()).add(ctx.code(value))
+        for target in node.targets:  # type: ignore[attr-defined]
+            for part, given in assigned_parts(target.target, node.value):  # type: ignore[attr-defined]
+                value = module_behind(ctx, given) if given is not None else None
+                if type(value) in (cst.Name, cst.Attribute):
+                    found.setdefault(ctx.code(part), set()).add(ctx.code(value))  # type: ignore[arg-type]
     return found
 
 
@@ -944,6 +949,20 @@ class MissingZeroGrad(Rule):
         "        netG.zero_grad()\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both_opt.step()  # expect: TL401\n",
+        # the models kept on the trainer by unpacking: the generator is never cleared
+        "import torch\n"
+        "class GANTrainer:\n"
+        "    def __init__(self, G, D):\n"
+        "        self.G, self.D = G, D\n"
+        "        self.opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)\n"
+        "        self.opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)\n"
+        "    def fit(self, loader):\n"
+        "        for real, z in loader:\n"
+        "            self.D.zero_grad()\n"
+        "            (self.D(self.G(z).detach()) - self.D(real)).mean().backward()\n"
+        "            self.opt_d.step()\n"
+        "            (-self.D(self.G(z))).mean().backward()\n"
+        "            self.opt_g.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1682,6 +1701,21 @@ class MissingZeroGrad(Rule):
         "        opt_h.step()\n"
         "        head(gen(x)).mean().backward()\n"
         "        opt_info.step()\n",
+        # the models kept on the trainer by unpacking, each cleared before its own step
+        "import torch\n"
+        "class GANTrainer:\n"
+        "    def __init__(self, G, D):\n"
+        "        self.G, self.D = G, D\n"
+        "        self.opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)\n"
+        "        self.opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)\n"
+        "    def fit(self, loader):\n"
+        "        for real, z in loader:\n"
+        "            self.D.zero_grad()\n"
+        "            (self.D(self.G(z).detach()) - self.D(real)).mean().backward()\n"
+        "            self.opt_d.step()\n"
+        "            self.G.zero_grad()\n"
+        "            (-self.D(self.G(z))).mean().backward()\n"
+        "            self.opt_g.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
