@@ -200,13 +200,6 @@ def _repackages(ctx: FileContext, call: cst.Call) -> bool:
             and binding_scope(func.value, ctx.scope_of(func)) is None)
 
 
-def _among(models: set[str], parts: list[str]) -> bool:
-    """Every model of `models` is one of `parts` or inside one: none of them may hold
-    the others' parameters."""
-    return bool(parts) and all(any(model == part or model.startswith(part + ".") for part in parts)
-                               for model in models)
-
-
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
     """Each name (as written) assigned another's module itself, moved (`model.cuda()`)
     or wrapped (`DDP(model)`), also by unpacking (`self.G, self.D = G, D`): the names
@@ -963,6 +956,18 @@ class MissingZeroGrad(Rule):
         "            self.opt_d.step()\n"
         "            (-self.D(self.G(z))).mean().backward()\n"
         "            self.opt_g.step()  # expect: TL401\n",
+        # the joined models cleared through the DDP wrappers of each: the discriminator's never is
+        "import itertools\n"
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def fit(netG, netD, batches, rank):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    g = DDP(netG, device_ids=[rank])\n"
+        "    d = DDP(netD, device_ids=[rank])\n"
+        "    for real in batches:\n"
+        "        g.zero_grad()\n"
+        "        d(g(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1716,6 +1721,19 @@ class MissingZeroGrad(Rule):
         "            self.G.zero_grad()\n"
         "            (-self.D(self.G(z))).mean().backward()\n"
         "            self.opt_g.step()\n",
+        # each joined model cleared through its DDP wrapper
+        "import itertools\n"
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def fit(netG, netD, batches, rank):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    g = DDP(netG, device_ids=[rank])\n"
+        "    d = DDP(netD, device_ids=[rank])\n"
+        "    for real in batches:\n"
+        "        g.zero_grad()\n"
+        "        d.zero_grad()\n"
+        "        d(g(real)).mean().backward()\n"
+        "        both.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -2013,7 +2031,7 @@ class MissingZeroGrad(Rule):
             if joined:
                 covered = self._cleared_on_every_path(loop, step, clears, owners)
                 cleared |= {name for name, parts in joined.items()
-                            if all(any(_same_or_inside(part, model) for model in covered) for part in parts)}
+                            if all(any(self._clears_model(part, model) for model in covered) for part in parts)}
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
                 continue
@@ -2121,8 +2139,19 @@ class MissingZeroGrad(Rule):
         not one joining several models' (`parts`) when those cleared are all among them:
         it is cleared when each of its models is (see `_cleared_on_every_path`)."""
         if owner is None:
-            return not _among(models, parts)
-        return any(_same_or_inside(owner, model) or self._one_module(owner, model) for model in models)
+            return not self._among(models, parts)
+        return any(self._clears_model(owner, model) for model in models)
+
+    def _clears_model(self, owner: str, model: str) -> bool:
+        """`model.zero_grad()` clears `owner`'s parameters (see `_same_or_inside`), also
+        through another name of the same module (`ddp_model = DDP(model)`)."""
+        return _same_or_inside(owner, model) or self._one_module(owner, model)
+
+    def _among(self, models: set[str], parts: list[str]) -> bool:
+        """Every model of `models` is one of `parts`, inside one, or another name of one
+        (`g = DDP(netG)`): none of them may hold the others' parameters."""
+        return bool(parts) and all(any(model == part or model.startswith(part + ".") or self._one_module(part, model)
+                                       for part in parts) for model in models)
 
     def _cleared_on_every_path(self, loop: cst.CSTNode, step: cst.CSTNode,
                                clears: list[tuple[cst.CSTNode, str | None, bool, bool]],
