@@ -120,7 +120,8 @@ class Flow:
         out: set[Path] = set()
         for case in match.cases:
             out |= self._block(case, paths)
-        return _limit(out | paths)
+        # no case may match, unless the last one takes anything (`case _:`)
+        return _limit(out if match.exhaustive else out | paths)
 
     def _exit(self, op: Exit, paths: Paths) -> Paths:
         if op.kind == "return":

@@ -70,6 +70,7 @@ class Try(NamedTuple):
 class Match(NamedTuple):
     subject: Events
     cases: tuple[Block, ...]
+    exhaustive: bool  # the last case matches anything: `case _:` or `case x:`, with no guard
 
 
 Op = Union[Step, Exit, Branch, Loop, Try, Match]
@@ -276,7 +277,8 @@ class Program:
                 )
             ]
         if type(stmt) is cst.Match:
-            return [Match(self._calls(stmt.subject), tuple(self._block(_statements(c.body)) for c in stmt.cases))]
+            return [Match(self._calls(stmt.subject), tuple(self._block(_statements(c.body)) for c in stmt.cases),
+                          _irrefutable(stmt.cases[-1]))]
         return []
 
     def _branch(self, stmt: cst.If) -> Branch:
@@ -295,6 +297,12 @@ def always_fails(node: cst.CSTNode) -> bool:
         return False
     test = node.test
     return (type(test) is cst.Name and test.value == "False") or (type(test) is cst.Integer and test.value == "0")
+
+
+def _irrefutable(case: cst.MatchCase) -> bool:
+    """`case _:` or a bare capture `case x:`, with no guard: it matches any subject."""
+    pattern = case.pattern
+    return case.guard is None and type(pattern) is cst.MatchAs and pattern.pattern is None  # type: ignore[attr-defined]
 
 
 def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:

@@ -83,3 +83,18 @@ def test_branches_that_each_add_a_fact_of_their_own_stop_the_analysis_not_the_li
     flow = Flow(SemanticModel("paths.py", "", module), transfer)
     assert flow.run(module) == frozenset()
     assert seen == [frozenset()]  # the first clip, before the branches
+
+
+def test_a_match_whose_last_case_takes_anything_leaves_no_path_around_its_cases() -> None:
+    cases = "match mode:\n    case 'amp':\n        scale()\n    case {last}:\n        scale()\nclip()\n"
+    for last in ("_", "other"):
+        _, at_clip, _ = _flow(cases.format(last=last))
+        assert at_clip == [frozenset({"scaled"})]
+
+
+def test_a_match_may_match_no_case_when_the_last_is_guarded_or_a_value() -> None:
+    cases = "match mode:\n    case 'amp':\n        scale()\n    case {last}:\n        scale()\nclip()\n"
+    for last in ("_ if amp", "'bf16'"):
+        _, at_clip, _ = _flow(cases.format(last=last))
+        assert frozenset() in at_clip
+
