@@ -55,6 +55,20 @@ def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dic
     return {}
 
 
+def _guarded_by_try(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
+    """`node` is in the body of a `try:` of `loop` that has handlers, which run on the
+    paths where the body raised before `node`. A `zero_grad()` does not raise in practice
+    (`try: opt_g.zero_grad() except RuntimeError: pass`): a run takes no such path."""
+    child = node
+    for ancestor in ctx.ancestors(node):
+        if ancestor is loop:
+            return False
+        if type(ancestor) in (cst.Try, cst.TryStar) and child is ancestor.body and ancestor.handlers:  # type: ignore
+            return True
+        child = ancestor
+    return False
+
+
 def _same_or_inside(owner: str, model: str) -> bool:
     """`model.zero_grad()` clears `owner`'s parameters: the same model, or one inside
     it (`model` for `model.generator`), or (unsure) one holding it: the module it wraps
@@ -968,6 +982,43 @@ class MissingZeroGrad(Rule):
         "        g.zero_grad()\n"
         "        d(g(real)).mean().backward()\n"
         "        both.step()  # expect: TL401\n",
+        # the encoder cleared after each step, the decoder only every other one
+        "import torch\n"
+        "def train(encoder, decoder, pairs):\n"
+        "    optimizer = torch.optim.SGD(list(encoder.parameters()) + list(decoder.parameters()), lr=0.01)\n"
+        "    for i, (src, tgt) in enumerate(pairs):\n"
+        "        decoder(encoder(src), tgt).backward()\n"
+        "        optimizer.step()  # expect: TL401\n"
+        "        encoder.zero_grad()\n"
+        "        if i % 2 == 0:\n"
+        "            decoder.zero_grad()\n",
+        # every case clears both models but the last, guarded, may match none
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, mode):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        match mode:\n"
+        "            case 'wgan':\n"
+        "                netG.zero_grad()\n"
+        "                netD.zero_grad()\n"
+        "            case _ if real is not None:\n"
+        "                netD.zero_grad()\n"
+        "                netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
+        # a clear guarded against raising, of the generator only
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netG.zero_grad()\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1734,6 +1785,66 @@ class MissingZeroGrad(Rule):
         "        d.zero_grad()\n"
         "        d(g(real)).mean().backward()\n"
         "        both.step()\n",
+        # each model cleared after the step: before the next iteration's step
+        "import torch\n"
+        "def train(encoder, decoder, pairs):\n"
+        "    optimizer = torch.optim.SGD(list(encoder.parameters()) + list(decoder.parameters()), lr=0.01)\n"
+        "    for src, tgt in pairs:\n"
+        "        decoder(encoder(src), tgt).backward()\n"
+        "        optimizer.step()\n"
+        "        encoder.zero_grad()\n"
+        "        decoder.zero_grad()\n",
+        # accumulation: each model cleared after every k-th step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, k):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        if (i + 1) % k == 0:\n"
+        "            both.step()\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n",
+        # each model cleared in a `finally:` after the step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netD(netG(real)).mean().backward()\n"
+        "            both.step()\n"
+        "        finally:\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n",
+        # clears guarded against raising: a zero_grad() does not raise
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
+        # every case clears both models, the last takes any mode
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, mode):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        match mode:\n"
+        "            case 'wgan':\n"
+        "                netG.zero_grad()\n"
+        "                netD.zero_grad()\n"
+        "            case _:\n"
+        "                netD.zero_grad()\n"
+        "                netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -2004,6 +2115,7 @@ class MissingZeroGrad(Rule):
                clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None],
                picked: dict[str, str], joined: dict[str, list[str]]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
+        between: dict[str, dict[int, set[str]]] = {}  # see `_cleared_between_steps`, by joined optimizer
         for step, optimizer, helper in steps:
             if self._built_each_iteration(loop, step, optimizer, owners.get(optimizer)):
                 continue
@@ -2028,10 +2140,20 @@ class MissingZeroGrad(Rule):
             # every path to the step, by its own zero_grad() or that of an optimizer built on it:
             # a model cleared only every few iterations (`if i % 5 == 0: opt_d.zero_grad()`)
             # keeps its gradients in the others, which the joined optimizer steps
-            if joined:
-                covered = self._cleared_on_every_path(loop, step, clears, owners)
-                cleared |= {name for name, parts in joined.items()
-                            if all(any(self._clears_model(part, model) for model in covered) for part in parts)}
+            uncleared: list[str] = []
+            if optimizer in joined:
+                if optimizer not in between:
+                    between[optimizer] = self._cleared_between_steps(
+                        loop, [other for other, name, _ in steps if name == optimizer], clears, owners)
+                covered = between[optimizer][id(step)]
+                uncleared = [part for part in joined[optimizer]
+                             if not any(self._clears_model(part, model) for model in covered)]
+                if not uncleared:
+                    cleared.add(optimizer)
+                # those the loop clears, only not on every path (the others it never clears)
+                anywhere = {name if model else owners.get(name) for name, model, _ in reaching}
+                uncleared = [part for part in uncleared
+                             if any(model is not None and self._clears_model(part, model) for model in anywhere)]
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
                 continue
@@ -2043,6 +2165,12 @@ class MissingZeroGrad(Rule):
                 continue  # a step that may be no optimizer's: only beside the clears of the loop's others
             if helper is not None and not named:
                 self.report(step, helper)
+            elif uncleared:
+                verb = "is" if len(uncleared) == 1 else "are"
+                self.report(step, f"`{optimizer}` steps the parameters of `{'`, `'.join(joined[optimizer])}`, "
+                                  f"and `{'`, `'.join(uncleared)}` {verb} not cleared on every path between "
+                                  f"two of its steps: those gradients accumulate across iterations; call "
+                                  f"`{optimizer}.zero_grad()`")
             elif named:
                 self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "  # type: ignore[arg-type]
                                   f"only: those `{optimizer}` steps accumulate across iterations; call "
@@ -2153,29 +2281,42 @@ class MissingZeroGrad(Rule):
         return bool(parts) and all(any(model == part or model.startswith(part + ".") or self._one_module(part, model)
                                        for part in parts) for model in models)
 
-    def _cleared_on_every_path(self, loop: cst.CSTNode, step: cst.CSTNode,
+    def _cleared_between_steps(self, loop: cst.CSTNode, steps: list[cst.CSTNode],
                                clears: list[tuple[cst.CSTNode, str | None, bool, bool]],
-                               owners: dict[str, str | None]) -> set[str]:
-        """The models cleared on every path of an iteration of `loop` that reaches the step,
+                               owners: dict[str, str | None]) -> dict[int, set[str]]:
+        """For each of `steps` (those of one optimizer), the models cleared on every path
+        from the previous step of that optimizer to it, iteration after iteration of `loop`,
         by their own `zero_grad()` or that of an optimizer built on them: a clear in each
-        branch of an `if` counts, one in a branch only does not. A clear the flow does not
-        walk to (through a lambda), or any when it does not reach the step (a method of an
-        object the loop calls), counts when no `if` of the loop separates it from the step."""
+        branch of an `if` counts, one in a branch only does not, one at the end of the
+        iteration counts for the next one's step. Before the first step gradients are
+        empty: every model counts as cleared. A clear the flow does not walk to (through a
+        lambda, or in a `try:` that may skip it only by raising), or any when the flow does
+        not reach the step (a method of an object the loop calls), counts when no `if` of
+        the loop separates it from the step."""
         clearing = {id(node): name if is_model else owners.get(name)  # type: ignore[arg-type]
-                    for node, name, is_model, _ in clears if name is not None}
-        reached: list[Facts] = []
+                    for node, name, is_model, _ in clears
+                    if name is not None and not _guarded_by_try(self.ctx, node, loop)}
+        reached: dict[int, list[Facts]] = {id(step): [] for step in steps}  # facts at each step
         walked: set[int] = set()
 
         def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
-            if node is step:
-                reached.append(facts)
+            if id(node) in reached:
+                reached[id(node)].append(facts)
+                return frozenset()  # what the step stepped is spent: clears count again from here
             model = clearing.get(id(node))
             if model is None:
                 return facts
             walked.add(id(node))
             return facts | {model}
 
-        CallFlow(self.ctx, transfer).run(loop.body)  # type: ignore[attr-defined]
+        everything = frozenset(model for model in clearing.values() if model is not None)
+        CallFlow(self.ctx, transfer).run_repeated(loop, loop.body, everything)  # type: ignore[attr-defined]
+        return {id(step): self._covered(loop, step, reached[id(step)], walked, clears, owners) for step in steps}
+
+    def _covered(self, loop: cst.CSTNode, step: cst.CSTNode, reached: list[Facts], walked: set[int],
+                 clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> set[str]:
+        """What every path the flow took to `step` cleared, and the clears it could not
+        place (see `_cleared_between_steps`)."""
         covered = set(frozenset.intersection(*reached)) if reached else set()
         step_sides = _branch_sides(self.ctx, step, loop)
         for node, name, is_model, _ in clears:

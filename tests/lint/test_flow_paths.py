@@ -98,3 +98,18 @@ def test_a_match_may_match_no_case_when_the_last_is_guarded_or_a_value() -> None
         _, at_clip, _ = _flow(cases.format(last=last))
         assert frozenset() in at_clip
 
+
+def test_a_body_run_repeatedly_carries_its_late_facts_into_its_next_iteration() -> None:
+    source = "for batch in loader:\n    clip()\n    if batch:\n        continue\n    scale()\n"
+    module = cst.parse_module(source)
+    at_clip: list[Facts] = []
+
+    def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
+        name = node.func.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) else None
+        if name == "clip":
+            at_clip.append(facts)
+        return facts | {"scaled"} if name == "scale" else facts
+
+    loop = module.body[0]
+    Flow(SemanticModel("paths.py", source, module), transfer).run_repeated(loop, loop.body)  # type: ignore[attr-defined]
+    assert set(at_clip) == {frozenset(), frozenset({"scaled"})}
