@@ -300,9 +300,18 @@ def always_fails(node: cst.CSTNode) -> bool:
 
 
 def _irrefutable(case: cst.MatchCase) -> bool:
-    """`case _:` or a bare capture `case x:`, with no guard: it matches any subject."""
-    pattern = case.pattern
-    return case.guard is None and type(pattern) is cst.MatchAs and pattern.pattern is None  # type: ignore[attr-defined]
+    """A case with no guard whose pattern matches any subject (see `_matches_anything`)."""
+    return case.guard is None and _matches_anything(case.pattern)
+
+
+def _matches_anything(pattern: cst.MatchPattern) -> bool:
+    """`_` or a bare capture `x`, also named (`_ as other`, `(x) as y`) or as one
+    alternative of an or-pattern (`2 | _`)."""
+    if type(pattern) is cst.MatchAs:
+        return pattern.pattern is None or _matches_anything(pattern.pattern)
+    if type(pattern) is cst.MatchOr:
+        return any(_matches_anything(element.pattern) for element in pattern.patterns)
+    return False
 
 
 def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
