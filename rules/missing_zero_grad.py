@@ -55,18 +55,34 @@ def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dic
     return {}
 
 
-def _guarded_by_try(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> bool:
-    """`node` is in the body of a `try:` of `loop` that has handlers, which run on the
-    paths where the body raised before `node`. A `zero_grad()` does not raise in practice
-    (`try: opt_g.zero_grad() except RuntimeError: pass`): a run takes no such path."""
-    child = node
-    for ancestor in ctx.ancestors(node):
-        if ancestor is loop:
+def _guarded_by_try(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode, clearing: set[int]) -> bool:
+    """`node`, a clear, opens the body of a `try:` of `loop` that has handlers: only clears
+    (of `clearing`, by id) run before it there. A `zero_grad()` does not raise in practice
+    (`try: opt_g.zero_grad() except RuntimeError: pass`): the handlers' paths, that skip it,
+    are not taken. A statement before the clears may raise (`try: x = cond(batch);
+    opt_g.zero_grad() except ValueError: continue`): then the handlers' paths stand."""
+    expr = ctx.parent(node)
+    if type(expr) is not cst.Expr or type(statement := ctx.parent(expr)) is not cst.SimpleStatementLine:
+        return False
+    body, attempt = ctx.parent(statement), ctx.parent(ctx.parent(statement))
+    if type(attempt) not in (cst.Try, cst.TryStar) or body is not attempt.body or not attempt.handlers:  # type: ignore
+        return False
+    if not any(ancestor is loop for ancestor in ctx.ancestors(attempt)):
+        return False
+    before = [*body.body[:body.body.index(statement)], statement]  # type: ignore[attr-defined]
+    return all(_only_clears(line, clearing, up_to=node) for line in before)
+
+
+def _only_clears(line: cst.CSTNode, clearing: set[int], up_to: cst.CSTNode) -> bool:
+    """Each small statement of `line`, up to the one holding `up_to`, is a clear of `clearing`."""
+    if type(line) is not cst.SimpleStatementLine:
+        return False
+    for small in line.body:
+        if type(small) is not cst.Expr or id(small.value) not in clearing:
             return False
-        if type(ancestor) in (cst.Try, cst.TryStar) and child is ancestor.body and ancestor.handlers:  # type: ignore
-            return True
-        child = ancestor
-    return False
+        if small.value is up_to:
+            break
+    return True
 
 
 def _same_or_inside(owner: str, model: str) -> bool:
@@ -1019,6 +1035,20 @@ class MissingZeroGrad(Rule):
         "            pass\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both.step()  # expect: TL401\n",
+        # clears in a try: after a statement that may raise: its handler skips them
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            real = real.cuda(non_blocking=True)\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1845,6 +1875,19 @@ class MissingZeroGrad(Rule):
         "                netG.zero_grad()\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both.step()\n",
+        # clears first in a try:, the statement that may raise after them
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netG.zero_grad(); netD.zero_grad()\n"
+        "            real = real.cuda(non_blocking=True)\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -2290,12 +2333,13 @@ class MissingZeroGrad(Rule):
         branch of an `if` counts, one in a branch only does not, one at the end of the
         iteration counts for the next one's step. Before the first step gradients are
         empty: every model counts as cleared. A clear the flow does not walk to (through a
-        lambda, or in a `try:` that may skip it only by raising), or any when the flow does
+        lambda, or first in a `try:` that may skip it only by its own raising), or any when the flow does
         not reach the step (a method of an object the loop calls), counts when no `if` of
         the loop separates it from the step."""
+        every_clear = {id(node) for node, *_ in clears}
         clearing = {id(node): name if is_model else owners.get(name)  # type: ignore[arg-type]
                     for node, name, is_model, _ in clears
-                    if name is not None and not _guarded_by_try(self.ctx, node, loop)}
+                    if name is not None and not _guarded_by_try(self.ctx, node, loop, every_clear)}
         reached: dict[int, list[Facts]] = {id(step): [] for step in steps}  # facts at each step
         walked: set[int] = set()
 
