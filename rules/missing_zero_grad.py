@@ -1,4 +1,5 @@
 import re
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -39,6 +40,20 @@ _IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own a
                    "accumulate across iterations; call `{}.zero_grad()` in that loop")
 # the message slot of a step that may be no optimizer's (see `MissingZeroGrad._unknown_step`)
 _UNKNOWN = "<unknown>"
+# a fact of `MissingZeroGrad._cleared_between_steps`: a step of the optimizer ran earlier
+# in this iteration (it is dropped where the loop starts again); no model is named so
+_STEPPED = "<stepped>"
+
+
+class _BetweenSteps(NamedTuple):
+    covered: set[str]  # the models cleared on every path from the previous step
+    same_iteration: bool  # a previous step may have run earlier in the same iteration
+
+
+def _listed(names: list[str]) -> str:
+    """`a`, `a` and `b`, `a`, `b` and `c`."""
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dict[cst.If, bool]:
@@ -83,6 +98,20 @@ def _only_clears(line: cst.CSTNode, clearing: set[int], up_to: cst.CSTNode) -> b
         if small.value is up_to:
             break
     return True
+
+
+def _alternative_to_a_step(ctx: FileContext, step: cst.CSTNode, steps: list[cst.CSTNode]) -> bool:
+    """`step` is in the first arm of a conditional expression whose other arm holds
+    another of `steps` (`opt.step() if closure else opt.step()`): a run takes one arm,
+    but the flow reads the arms in a row, as if the other step followed this one."""
+    child = step
+    for ancestor in ctx.ancestors(step):
+        if isinstance(ancestor, cst.BaseStatement):
+            return False
+        if type(ancestor) is cst.IfExp and child is ancestor.body:
+            return any(ancestor.orelse is other or ancestor.orelse in ctx.ancestors(other) for other in steps)
+        child = ancestor
+    return False
 
 
 def _same_or_inside(owner: str, model: str) -> bool:
@@ -1049,6 +1078,17 @@ class MissingZeroGrad(Rule):
         "            pass\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both.step()  # expect: TL401\n",
+        # one step or the other, the discriminator cleared on some iterations only
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, log):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step() if log else both.step()  # expect: TL401\n"
+        "        netG.zero_grad()\n"
+        "        if i % 2 == 0:\n"
+        "            netD.zero_grad()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1888,6 +1928,16 @@ class MissingZeroGrad(Rule):
         "            pass\n"
         "        netD(netG(real)).mean().backward()\n"
         "        both.step()\n",
+        # one step or the other: a run takes one arm, the clears follow either
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, log):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step() if log else both.step()\n"
+        "        netG.zero_grad()\n"
+        "        netD.zero_grad()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -2158,7 +2208,7 @@ class MissingZeroGrad(Rule):
                clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None],
                picked: dict[str, str], joined: dict[str, list[str]]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
-        between: dict[str, dict[int, set[str]]] = {}  # see `_cleared_between_steps`, by joined optimizer
+        between: dict[str, dict[int, _BetweenSteps]] = {}  # see `_cleared_between_steps`, by joined optimizer
         for step, optimizer, helper in steps:
             if self._built_each_iteration(loop, step, optimizer, owners.get(optimizer)):
                 continue
@@ -2188,7 +2238,7 @@ class MissingZeroGrad(Rule):
                 if optimizer not in between:
                     between[optimizer] = self._cleared_between_steps(
                         loop, [other for other, name, _ in steps if name == optimizer], clears, owners)
-                covered = between[optimizer][id(step)]
+                covered = between[optimizer][id(step)].covered
                 uncleared = [part for part in joined[optimizer]
                              if not any(self._clears_model(part, model) for model in covered)]
                 if not uncleared:
@@ -2210,10 +2260,10 @@ class MissingZeroGrad(Rule):
                 self.report(step, helper)
             elif uncleared:
                 verb = "is" if len(uncleared) == 1 else "are"
-                self.report(step, f"`{optimizer}` steps the parameters of `{'`, `'.join(joined[optimizer])}`, "
-                                  f"and `{'`, `'.join(uncleared)}` {verb} not cleared on every path between "
-                                  f"two of its steps: those gradients accumulate across iterations; call "
-                                  f"`{optimizer}.zero_grad()`")
+                when = "" if between[optimizer][id(step)].same_iteration else " across iterations"
+                self.report(step, f"`{optimizer}` steps the parameters of {_listed(joined[optimizer])}; "
+                                  f"{_listed(uncleared)} {verb} not cleared on every path between two of its "
+                                  f"steps: those gradients accumulate{when}; call `{optimizer}.zero_grad()`")
             elif named:
                 self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "  # type: ignore[arg-type]
                                   f"only: those `{optimizer}` steps accumulate across iterations; call "
@@ -2326,7 +2376,7 @@ class MissingZeroGrad(Rule):
 
     def _cleared_between_steps(self, loop: cst.CSTNode, steps: list[cst.CSTNode],
                                clears: list[tuple[cst.CSTNode, str | None, bool, bool]],
-                               owners: dict[str, str | None]) -> dict[int, set[str]]:
+                               owners: dict[str, str | None]) -> dict[int, _BetweenSteps]:
         """For each of `steps` (those of one optimizer), the models cleared on every path
         from the previous step of that optimizer to it, iteration after iteration of `loop`,
         by their own `zero_grad()` or that of an optimizer built on them: a clear in each
@@ -2342,11 +2392,15 @@ class MissingZeroGrad(Rule):
                     if name is not None and not _guarded_by_try(self.ctx, node, loop, every_clear)}
         reached: dict[int, list[Facts]] = {id(step): [] for step in steps}  # facts at each step
         walked: set[int] = set()
+        # steps the flow reads as followed by their alternative: that one starts from the same facts
+        alternatives = {id(step) for step in steps if _alternative_to_a_step(self.ctx, step, steps)}
 
         def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
             if id(node) in reached:
                 reached[id(node)].append(facts)
-                return frozenset()  # what the step stepped is spent: clears count again from here
+                if id(node) in alternatives:
+                    return facts
+                return frozenset({_STEPPED})  # what the step stepped is spent: clears count again from here
             model = clearing.get(id(node))
             if model is None:
                 return facts
@@ -2354,14 +2408,16 @@ class MissingZeroGrad(Rule):
             return facts | {model}
 
         everything = frozenset(model for model in clearing.values() if model is not None)
-        CallFlow(self.ctx, transfer).run_repeated(loop, loop.body, everything)  # type: ignore[attr-defined]
-        return {id(step): self._covered(loop, step, reached[id(step)], walked, clears, owners) for step in steps}
+        next_iteration = CallFlow(self.ctx, transfer, loop_back=lambda facts: facts - {_STEPPED})
+        next_iteration.run_repeated(loop, loop.body, everything)  # type: ignore[attr-defined]
+        return {id(step): _BetweenSteps(self._covered(loop, step, reached[id(step)], walked, clears, owners),
+                                        any(_STEPPED in facts for facts in reached[id(step)])) for step in steps}
 
     def _covered(self, loop: cst.CSTNode, step: cst.CSTNode, reached: list[Facts], walked: set[int],
                  clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> set[str]:
         """What every path the flow took to `step` cleared, and the clears it could not
         place (see `_cleared_between_steps`)."""
-        covered = set(frozenset.intersection(*reached)) if reached else set()
+        covered = set(frozenset.intersection(*reached)) - {_STEPPED} if reached else set()
         step_sides = _branch_sides(self.ctx, step, loop)
         for node, name, is_model, _ in clears:
             model = name if is_model else owners.get(name)  # type: ignore[arg-type]
