@@ -1,8 +1,11 @@
 import re
+from typing import NamedTuple
 
 import libcst as cst
 
+from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import (
+    CallFlow,
     clears_grads,
     clears_parameters_by_name,
     given_argument,
@@ -16,7 +19,8 @@ from trainlint.analysis.loops import (
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
 from trainlint.analysis.scopes import (
-    _parameters, argument_slots, binding_scope, bound_arguments, head_name, receiver_method, receiver_name,
+    _parameters, argument_slots, assigned_parts, binding_scope, bound_arguments, head_name, receiver_method,
+    receiver_name,
 )
 from trainlint.analysis.summarize import BUILTIN_NAMES
 from trainlint.analysis.training import method_call, module_behind, own_attribute
@@ -36,6 +40,20 @@ _IN_HELPER_LOOP = ("`{}()` back-propagates and steps `{}` in a loop of its own a
                    "accumulate across iterations; call `{}.zero_grad()` in that loop")
 # the message slot of a step that may be no optimizer's (see `MissingZeroGrad._unknown_step`)
 _UNKNOWN = "<unknown>"
+# a fact of `MissingZeroGrad._cleared_between_steps`: a step of the optimizer ran earlier
+# in this iteration (it is dropped where the loop starts again); no model is named so
+_STEPPED = "<stepped>"
+
+
+class _BetweenSteps(NamedTuple):
+    covered: set[str]  # the models cleared on every path from the previous step
+    same_iteration: bool  # a previous step may have run earlier in the same iteration
+
+
+def _listed(names: list[str]) -> str:
+    """`a`, `a` and `b`, `a`, `b` and `c`."""
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dict[cst.If, bool]:
@@ -50,6 +68,50 @@ def _branch_sides(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode) -> dic
             sides[ancestor] = child is ancestor.orelse
         child = ancestor
     return {}
+
+
+def _guarded_by_try(ctx: FileContext, node: cst.CSTNode, loop: cst.CSTNode, clearing: set[int]) -> bool:
+    """`node`, a clear, opens the body of a `try:` of `loop` that has handlers: only clears
+    (of `clearing`, by id) run before it there. A `zero_grad()` does not raise in practice
+    (`try: opt_g.zero_grad() except RuntimeError: pass`): the handlers' paths, that skip it,
+    are not taken. A statement before the clears may raise (`try: x = cond(batch);
+    opt_g.zero_grad() except ValueError: continue`): then the handlers' paths stand."""
+    expr = ctx.parent(node)
+    if type(expr) is not cst.Expr or type(statement := ctx.parent(expr)) is not cst.SimpleStatementLine:
+        return False
+    body, attempt = ctx.parent(statement), ctx.parent(ctx.parent(statement))
+    if type(attempt) not in (cst.Try, cst.TryStar) or body is not attempt.body or not attempt.handlers:  # type: ignore
+        return False
+    if not any(ancestor is loop for ancestor in ctx.ancestors(attempt)):
+        return False
+    before = [*body.body[:body.body.index(statement)], statement]  # type: ignore[attr-defined]
+    return all(_only_clears(line, clearing, up_to=node) for line in before)
+
+
+def _only_clears(line: cst.CSTNode, clearing: set[int], up_to: cst.CSTNode) -> bool:
+    """Each small statement of `line`, up to the one holding `up_to`, is a clear of `clearing`."""
+    if type(line) is not cst.SimpleStatementLine:
+        return False
+    for small in line.body:
+        if type(small) is not cst.Expr or id(small.value) not in clearing:
+            return False
+        if small.value is up_to:
+            break
+    return True
+
+
+def _alternative_to_a_step(ctx: FileContext, step: cst.CSTNode, steps: list[cst.CSTNode]) -> bool:
+    """`step` is in the first arm of a conditional expression whose other arm holds
+    another of `steps` (`opt.step() if closure else opt.step()`): a run takes one arm,
+    but the flow reads the arms in a row, as if the other step followed this one."""
+    child = step
+    for ancestor in ctx.ancestors(step):
+        if isinstance(ancestor, cst.BaseStatement):
+            return False
+        if type(ancestor) is cst.IfExp and child is ancestor.body:
+            return any(ancestor.orelse is other or ancestor.orelse in ctx.ancestors(other) for other in steps)
+        child = ancestor
+    return False
 
 
 def _same_or_inside(owner: str, model: str) -> bool:
@@ -106,15 +168,108 @@ def _variables_read(ctx: FileContext, expr: cst.BaseExpression) -> set[str]:
 
 
 
+def _joined_models(ctx: FileContext, expr: cst.BaseExpression, named: bool = True) -> list[cst.BaseExpression] | None:
+    """The models whose parameters `expr` joins, each written as a variable or an
+    attribute (`g`, `d` of `itertools.chain(g.parameters(), d.parameters())`); None
+    when it holds anything else (a tensor, a filtered list). `named`: `expr` may be
+    a variable assigned them (once: a value of one is read as written)."""
+    kind = type(expr)
+    if kind is cst.Call:
+        models = method_call(expr, "parameters")
+        if models is not None and not expr.args:  # type: ignore[attr-defined]
+            listed = _module_list_items(ctx, models)
+            if listed is not None:
+                return listed
+            return [models] if type(models) in (cst.Name, cst.Attribute) else None
+        name = ctx.qualified_name(expr.func)  # type: ignore[attr-defined]
+        if name == "itertools.chain" or _repackages(ctx, expr):  # type: ignore[arg-type]
+            args = expr.args  # type: ignore[attr-defined]
+            return _joined_parts(ctx, [arg.value for arg in args if not arg.star and arg.keyword is None],
+                                 len(args), named)
+        return None
+    if kind is cst.BinaryOperation and type(expr.operator) is cst.Add:  # type: ignore[attr-defined]
+        return _joined_parts(ctx, [expr.left, expr.right], 2, named)  # type: ignore[attr-defined]
+    if kind in (cst.List, cst.Tuple):
+        parts = [_element_parameters(element) for element in expr.elements]  # type: ignore[attr-defined]
+        return _joined_parts(ctx, [part for part in parts if part is not None], len(parts), named)
+    if kind is cst.Name and named:
+        value = _only_value(ctx, expr)  # type: ignore[arg-type]
+        return _joined_models(ctx, value, named=False) if value is not None else None
+    return None
+
+
+def _only_value(ctx: FileContext, variable: cst.Name) -> cst.BaseExpression | None:
+    """The one value a variable is assigned (`params = list(g.parameters()) + ...`), when
+    nothing else binds it and no method of it is called (`params.extend(head.parameters())`)."""
+    binding = ctx.receivers.binding(variable)
+    values = ctx.receivers.only_assigned(binding) if binding is not None else None
+    if values is None or len(values) != 1:
+        return None
+    for use in ctx.receivers.spelled(variable.value):
+        parent = ctx.parent(use)
+        if (type(use) is cst.Name and type(parent) is cst.Attribute and parent.value is use
+                and type(ctx.parent(parent)) is cst.Call and ctx.receivers.binding(use) == binding):
+            return None
+    return values[0]
+
+
+def _joined_parts(ctx: FileContext, parts: list[cst.BaseExpression], written: int,
+                  named: bool) -> list[cst.BaseExpression] | None:
+    """The models of each of `parts`, when all `written` parts are known to be parameters."""
+    found: list[cst.BaseExpression] = []
+    for part in parts:
+        models = _joined_models(ctx, part, named)
+        if models is None:
+            return None
+        found += models
+    return found if found and len(parts) == written else None
+
+
+def _element_parameters(element: cst.BaseElement) -> cst.BaseExpression | None:
+    """What an item of a list of parameters adds: the parameters a `*` spreads
+    (`*g.parameters()`), or those of a parameter group (`{"params": g.parameters(), "lr": lr}`);
+    None for one tensor (`model.weight`) or a group whose parameters it does not write."""
+    if type(element) is cst.StarredElement:
+        return element.value
+    value = element.value
+    if type(value) is not cst.Dict:
+        return None
+    return next((item.value for item in value.elements if type(item) is cst.DictElement
+                 and type(item.key) is cst.SimpleString and item.key.evaluated_value == "params"), None)
+
+
+def _module_list_items(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The models an `nn.ModuleList([g, d])` written out holds, each a variable or attribute."""
+    if type(expr) is not cst.Call or ctx.qualified_name(expr.func) != "torch.nn.ModuleList" or len(expr.args) != 1:
+        return None
+    listed = expr.args[0].value
+    if type(listed) not in (cst.List, cst.Tuple):
+        return None
+    written = listed.elements  # type: ignore[attr-defined]
+    items = [element.value for element in written if type(element) is cst.Element]
+    if len(items) != len(written) or any(type(item) not in (cst.Name, cst.Attribute) for item in items):
+        return None
+    return items
+
+
+def _repackages(ctx: FileContext, call: cst.Call) -> bool:
+    """`list(...)` or `tuple(...)` of Python's, given one iterable."""
+    func = call.func
+    return (type(func) is cst.Name and func.value in ("list", "tuple") and len(call.args) == 1
+            and binding_scope(func.value, ctx.scope_of(func)) is None)
+
+
 def _module_sources(ctx: FileContext) -> dict[str, set[str]]:
     """Each name (as written) assigned another's module itself, moved (`model.cuda()`)
-    or wrapped (`DDP(model)`): the names it is assigned from."""
+    or wrapped (`DDP(model)`), also by unpacking (`self.G, self.D = G, D`): the names
+    it is assigned from."""
     found: dict[str, set[str]] = {}
     for node in ctx.nodes_of(cst.Assign):
-        value = module_behind(ctx, node.value)  # type: ignore[attr-defined]
-        if type(value) in (cst.Name, cst.Attribute):
-            for target in node.targets:  # type: ignore[attr-defined]
-                found.setdefault(ctx.code(target.target), set()).add(ctx.code(value))
+        for target in node.targets:  # type: ignore[attr-defined]
+            for part, given in assigned_parts(target.target, node.value):  # type: ignore[attr-defined]
+                value = module_behind(ctx, given) if given is not None else None
+                if type(value) in (cst.Name, cst.Attribute):
+                    found.setdefault(ctx.code(part), set()).add(ctx.code(value))  # type: ignore[arg-type]
     return found
 
 
@@ -133,11 +288,16 @@ class MissingZeroGrad(Rule):
     clears the optimizers built on that model's parameters:
     `netD.zero_grad()` does not clear `Adam(netG.parameters())`; an optimizer
     joining several models' parameters (`Adam(itertools.chain(netG.parameters(),
-    netD.parameters()))`) is cleared when each of them is, on every path to
-    its step, by its own `zero_grad()` or by that of an optimizer built on
-    it (not by one that runs only every few iterations); one built on
-    anything else (a list of parameter groups) may hold that model's
-    parameters, and counts as cleared. A submodule's `zero_grad()`
+    netD.parameters()))`, `list(netG.parameters()) + list(netD.parameters())`,
+    `[*netG.parameters(), *netD.parameters()]`, one parameter group per
+    model, `nn.ModuleList([netG, netD]).parameters()`, also first assigned
+    to a variable) is cleared when each
+    of them is, on every path to its step (a clear in each branch of an
+    `if` counts), by its own `zero_grad()` or by that of an optimizer built
+    on it (not by one that runs only every few iterations): clearing one of
+    them only leaves the other's gradients to accumulate. One built on
+    anything else (a list of tensors) may hold that model's parameters, and
+    counts as cleared. A submodule's `zero_grad()`
     (`model.head.zero_grad()` beside `SGD(model.parameters())`) clears that
     part only, and so does a clear of the parameters a test of their names
     picks (`for name, p in model.named_parameters(): if "head" in name:
@@ -785,6 +945,150 @@ class MissingZeroGrad(Rule):
         "        g_opt.step()\n"
         "        netD(netG(real)).square().mean().backward()\n"
         "        both_opt.step()  # expect: TL401\n",
+        # the generator and the discriminator joined in one list: only the generator is
+        # cleared, the discriminator's gradients pile up in what the joined optimizer steps
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both_opt = torch.optim.Adam([*netG.parameters(), *netD.parameters()], lr=2e-4)\n"
+        "    for real in batches:\n"
+        "        netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
+        # the same with the models in an `nn.ModuleList`
+        "import torch\n"
+        "from torch import nn\n"
+        "def fit(netG, netD, batches):\n"
+        "    both_opt = torch.optim.Adam(nn.ModuleList([netG, netD]).parameters())\n"
+        "    for real in batches:\n"
+        "        netD.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
+        # each branch of the `if` clears the generator, neither the discriminator
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, use_real):\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        if use_real:\n"
+        "            netG.zero_grad()\n"
+        "            loss = netD(real).mean()\n"
+        "        else:\n"
+        "            netG.zero_grad()\n"
+        "            loss = netD(netG(real)).mean()\n"
+        "        loss.backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
+        # the discriminator cleared by a helper the loop calls only every few iterations
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "\n"
+        "    def clear_d():\n"
+        "        netD.zero_grad()\n"
+        "\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netG.zero_grad()\n"
+        "        if i % d_every == 0:\n"
+        "            clear_d()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
+        # the joined parameters first put in a variable: only the generator is cleared
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    params = list(netG.parameters()) + list(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(params, lr=2e-4)\n"
+        "    for real in batches:\n"
+        "        netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both_opt.step()  # expect: TL401\n",
+        # the models kept on the trainer by unpacking: the generator is never cleared
+        "import torch\n"
+        "class GANTrainer:\n"
+        "    def __init__(self, G, D):\n"
+        "        self.G, self.D = G, D\n"
+        "        self.opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)\n"
+        "        self.opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)\n"
+        "    def fit(self, loader):\n"
+        "        for real, z in loader:\n"
+        "            self.D.zero_grad()\n"
+        "            (self.D(self.G(z).detach()) - self.D(real)).mean().backward()\n"
+        "            self.opt_d.step()\n"
+        "            (-self.D(self.G(z))).mean().backward()\n"
+        "            self.opt_g.step()  # expect: TL401\n",
+        # the joined models cleared through the DDP wrappers of each: the discriminator's never is
+        "import itertools\n"
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def fit(netG, netD, batches, rank):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    g = DDP(netG, device_ids=[rank])\n"
+        "    d = DDP(netD, device_ids=[rank])\n"
+        "    for real in batches:\n"
+        "        g.zero_grad()\n"
+        "        d(g(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
+        # the encoder cleared after each step, the decoder only every other one
+        "import torch\n"
+        "def train(encoder, decoder, pairs):\n"
+        "    optimizer = torch.optim.SGD(list(encoder.parameters()) + list(decoder.parameters()), lr=0.01)\n"
+        "    for i, (src, tgt) in enumerate(pairs):\n"
+        "        decoder(encoder(src), tgt).backward()\n"
+        "        optimizer.step()  # expect: TL401\n"
+        "        encoder.zero_grad()\n"
+        "        if i % 2 == 0:\n"
+        "            decoder.zero_grad()\n",
+        # every case clears both models but the last, guarded, may match none
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, mode):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        match mode:\n"
+        "            case 'wgan':\n"
+        "                netG.zero_grad()\n"
+        "                netD.zero_grad()\n"
+        "            case _ if real is not None:\n"
+        "                netD.zero_grad()\n"
+        "                netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
+        # a clear guarded against raising, of the generator only
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netG.zero_grad()\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
+        # clears in a try: after a statement that may raise: its handler skips them
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            real = real.cuda(non_blocking=True)\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()  # expect: TL401\n",
+        # one step or the other, the discriminator cleared on some iterations only
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, log):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step() if log else both.step()  # expect: TL401\n"
+        "        netG.zero_grad()\n"
+        "        if i % 2 == 0:\n"
+        "            netD.zero_grad()\n",
     )
     good = (
         # each model's own zero_grad() (the DCGAN example), or a model that holds the
@@ -1423,6 +1727,217 @@ class MissingZeroGrad(Rule):
         "            d_opt.step()\n"
         "            netD(netG(real)).square().mean().backward()\n"
         "            both_opt.step()\n",
+        # an optimizer joining two lists of parameters, or one parameter group per model,
+        # each model's optimizer cleared before the step
+        "import torch\n"
+        "def train(gen, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_h = torch.optim.Adam(head.parameters())\n"
+        "    opt_info = torch.optim.Adam(list(gen.parameters()) + list(head.parameters()))\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        gen(x).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        opt_h.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        opt_h.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()\n",
+        "import torch\n"
+        "def train(gen, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_h = torch.optim.Adam(head.parameters())\n"
+        "    opt_info = torch.optim.Adam([{\"params\": gen.parameters()},\n"
+        "                                 {\"params\": head.parameters(), \"lr\": 1e-4}])\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        gen(x).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        opt_h.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        opt_h.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()\n",
+        # both branches of the `if` clear both models' optimizers before the joined step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, scaler, use_amp):\n"
+        "    g_opt = torch.optim.Adam(netG.parameters())\n"
+        "    d_opt = torch.optim.Adam(netD.parameters())\n"
+        "    both_opt = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        if use_amp:\n"
+        "            g_opt.zero_grad()\n"
+        "            d_opt.zero_grad()\n"
+        "            scaler.scale(netD(netG(real)).mean()).backward()\n"
+        "            scaler.step(d_opt)\n"
+        "            scaler.step(g_opt)\n"
+        "            scaler.update()\n"
+        "        else:\n"
+        "            g_opt.zero_grad()\n"
+        "            d_opt.zero_grad()\n"
+        "            netD(netG(real)).mean().backward()\n"
+        "            d_opt.step()\n"
+        "            g_opt.step()\n"
+        "        netD(netG(real)).square().mean().backward()\n"
+        "        both_opt.step()\n",
+        # each branch of the `if` clears both models
+        "import torch\n"
+        "from torch import nn\n"
+        "def fit(netG, netD, batches, use_real):\n"
+        "    both_opt = torch.optim.Adam(nn.ModuleList([netG, netD]).parameters())\n"
+        "    for real in batches:\n"
+        "        if use_real:\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n"
+        "            loss = netD(real).mean()\n"
+        "        else:\n"
+        "            netD.zero_grad()\n"
+        "            netG.zero_grad()\n"
+        "            loss = netD(netG(real)).mean()\n"
+        "        loss.backward()\n"
+        "        both_opt.step()\n",
+        # the same helper called on every iteration
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, d_every):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "\n"
+        "    def clear_d():\n"
+        "        netD.zero_grad()\n"
+        "\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netG.zero_grad()\n"
+        "        clear_d()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
+        # the joined parameters first put in a variable, each model's optimizer cleared
+        "import torch\n"
+        "def train(gen, head, loader):\n"
+        "    opt_g = torch.optim.Adam(gen.parameters())\n"
+        "    opt_h = torch.optim.Adam(head.parameters())\n"
+        "    params = list(gen.parameters()) + list(head.parameters())\n"
+        "    opt_info = torch.optim.Adam(params, lr=1e-4)\n"
+        "    for x in loader:\n"
+        "        opt_g.zero_grad()\n"
+        "        gen(x).mean().backward()\n"
+        "        opt_g.step()\n"
+        "        opt_h.zero_grad()\n"
+        "        head(x).mean().backward()\n"
+        "        opt_h.step()\n"
+        "        head(gen(x)).mean().backward()\n"
+        "        opt_info.step()\n",
+        # the models kept on the trainer by unpacking, each cleared before its own step
+        "import torch\n"
+        "class GANTrainer:\n"
+        "    def __init__(self, G, D):\n"
+        "        self.G, self.D = G, D\n"
+        "        self.opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)\n"
+        "        self.opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)\n"
+        "    def fit(self, loader):\n"
+        "        for real, z in loader:\n"
+        "            self.D.zero_grad()\n"
+        "            (self.D(self.G(z).detach()) - self.D(real)).mean().backward()\n"
+        "            self.opt_d.step()\n"
+        "            self.G.zero_grad()\n"
+        "            (-self.D(self.G(z))).mean().backward()\n"
+        "            self.opt_g.step()\n",
+        # each joined model cleared through its DDP wrapper
+        "import itertools\n"
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "def fit(netG, netD, batches, rank):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    g = DDP(netG, device_ids=[rank])\n"
+        "    d = DDP(netD, device_ids=[rank])\n"
+        "    for real in batches:\n"
+        "        g.zero_grad()\n"
+        "        d.zero_grad()\n"
+        "        d(g(real)).mean().backward()\n"
+        "        both.step()\n",
+        # each model cleared after the step: before the next iteration's step
+        "import torch\n"
+        "def train(encoder, decoder, pairs):\n"
+        "    optimizer = torch.optim.SGD(list(encoder.parameters()) + list(decoder.parameters()), lr=0.01)\n"
+        "    for src, tgt in pairs:\n"
+        "        decoder(encoder(src), tgt).backward()\n"
+        "        optimizer.step()\n"
+        "        encoder.zero_grad()\n"
+        "        decoder.zero_grad()\n",
+        # accumulation: each model cleared after every k-th step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, k):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for i, real in enumerate(batches):\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        if (i + 1) % k == 0:\n"
+        "            both.step()\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n",
+        # each model cleared in a `finally:` after the step
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netD(netG(real)).mean().backward()\n"
+        "            both.step()\n"
+        "        finally:\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n",
+        # clears guarded against raising: a zero_grad() does not raise
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netG.zero_grad()\n"
+        "            netD.zero_grad()\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
+        # every case clears both models, the last takes any mode
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, mode):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        match mode:\n"
+        "            case 'wgan':\n"
+        "                netG.zero_grad()\n"
+        "                netD.zero_grad()\n"
+        "            case _:\n"
+        "                netD.zero_grad()\n"
+        "                netG.zero_grad()\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
+        # clears first in a try:, the statement that may raise after them
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        try:\n"
+        "            netG.zero_grad(); netD.zero_grad()\n"
+        "            real = real.cuda(non_blocking=True)\n"
+        "        except RuntimeError:\n"
+        "            pass\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step()\n",
+        # one step or the other: a run takes one arm, the clears follow either
+        "import itertools\n"
+        "import torch\n"
+        "def fit(netG, netD, batches, log):\n"
+        "    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))\n"
+        "    for real in batches:\n"
+        "        netD(netG(real)).mean().backward()\n"
+        "        both.step() if log else both.step()\n"
+        "        netG.zero_grad()\n"
+        "        netD.zero_grad()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:
@@ -1496,16 +2011,15 @@ class MissingZeroGrad(Rule):
 
     def _joined_owners(self, optimizer: cst.BaseExpression) -> list[str]:
         """The models an optimizer of the file was built on when it joins their
-        parameters (`g` and `d` of `Adam(itertools.chain(g.parameters(), d.parameters()))`);
-        empty when it is built on anything else."""
+        parameters (`g` and `d` of `Adam(itertools.chain(g.parameters(), d.parameters()))`,
+        `list(g.parameters()) + list(d.parameters())`, `[*g.parameters(), *d.parameters()]`,
+        one parameter group each, `nn.ModuleList([g, d]).parameters()`); empty when it is
+        built on anything else, or on one model's."""
         params = optimizer_params(self.ctx.receivers, optimizer)
-        if type(params) is not cst.Call or self.ctx.qualified_name(params.func) != "itertools.chain":
+        models = _joined_models(self.ctx, params) if params is not None else None
+        if models is None or len({self.ctx.code(model) for model in models}) < 2:
             return []
-        owners = [method_call(arg.value, "parameters") if not arg.star and arg.keyword is None else None
-                  for arg in params.args]
-        if not owners or any(type(owner) not in (cst.Name, cst.Attribute) for owner in owners):
-            return []
-        return [self.ctx.code(owner) for owner in owners]  # type: ignore[arg-type]
+        return [self.ctx.code(model) for model in models]
 
     def _owner_from_callers(self, optimizer: cst.Name) -> str | None:
         function = self.ctx.enclosing_function(optimizer)
@@ -1694,6 +2208,7 @@ class MissingZeroGrad(Rule):
                clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None],
                picked: dict[str, str], joined: dict[str, list[str]]) -> None:
         stepped = {optimizer for _, optimizer, _ in steps}
+        between: dict[str, dict[int, _BetweenSteps]] = {}  # see `_cleared_between_steps`, by joined optimizer
         for step, optimizer, helper in steps:
             if self._built_each_iteration(loop, step, optimizer, owners.get(optimizer)):
                 continue
@@ -1712,20 +2227,26 @@ class MissingZeroGrad(Rule):
                     cleared.add(inner[0])
             models = {name for name, model, _ in reaching if model}  # models whose zero_grad() runs
             named = sorted(cleared | models)  # what the loop clears, as written
-            # an optimizer built on a model whose zero_grad() the loop calls is cleared;
-            # one whose model is unknown may be (a model may hold every parameter)
             cleared |= {name for name, owner in owners.items()
-                        if models and (owner is None or any(_same_or_inside(owner, model) or self._one_module(owner, model)
-                                                            for model in models))}
+                        if models and self._cleared_by_models(owner, joined.get(name, []), models)}
             # an optimizer joining several models' parameters is cleared when each model is, on
             # every path to the step, by its own zero_grad() or that of an optimizer built on it:
             # a model cleared only every few iterations (`if i % 5 == 0: opt_d.zero_grad()`)
             # keeps its gradients in the others, which the joined optimizer steps
-            always = [(name, model) for node, name, model, _ in clears if self._on_every_path(node, step, loop)]
-            covered = ({name for name, model in always if model}
-                       | {owner for name, model in always if not model and (owner := owners.get(name))})
-            cleared |= {name for name, parts in joined.items()
-                        if all(any(_same_or_inside(part, model) for model in covered) for part in parts)}
+            uncleared: list[str] = []
+            if optimizer in joined:
+                if optimizer not in between:
+                    between[optimizer] = self._cleared_between_steps(
+                        loop, [other for other, name, _ in steps if name == optimizer], clears, owners)
+                covered = between[optimizer][id(step)].covered
+                uncleared = [part for part in joined[optimizer]
+                             if not any(self._clears_model(part, model) for model in covered)]
+                if not uncleared:
+                    cleared.add(optimizer)
+                # those the loop clears, only not on every path (the others it never clears)
+                anywhere = {name if model else owners.get(name) for name, model, _ in reaching}
+                uncleared = [part for part in uncleared
+                             if any(model is not None and self._clears_model(part, model) for model in anywhere)]
             # an optimizer cleared under another name than any stepped one may be any of them
             if optimizer in cleared or not cleared <= stepped:  # type: ignore[operator]
                 continue
@@ -1737,6 +2258,12 @@ class MissingZeroGrad(Rule):
                 continue  # a step that may be no optimizer's: only beside the clears of the loop's others
             if helper is not None and not named:
                 self.report(step, helper)
+            elif uncleared:
+                verb = "is" if len(uncleared) == 1 else "are"
+                when = "" if between[optimizer][id(step)].same_iteration else " across iterations"
+                self.report(step, f"`{optimizer}` steps the parameters of {_listed(joined[optimizer])}; "
+                                  f"{_listed(uncleared)} {verb} not cleared on every path between two of its "
+                                  f"steps: those gradients accumulate{when}; call `{optimizer}.zero_grad()`")
             elif named:
                 self.report(step, f"this loop clears the gradients of `{'`, `'.join(named)}` "  # type: ignore[arg-type]
                                   f"only: those `{optimizer}` steps accumulate across iterations; call "
@@ -1827,12 +2354,77 @@ class MissingZeroGrad(Rule):
         sources = self.ctx.shared(_module_sources)
         return second in sources.get(first, ()) or first in sources.get(second, ())
 
-    def _on_every_path(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode) -> bool:
-        """The clear runs on every path of an iteration of `loop` that reaches the step: each
-        `if` of the loop around it is around the step too, on the same side. A clear in a
-        helper the loop calls counts, as it does for any optimizer."""
+    def _cleared_by_models(self, owner: str | None, parts: list[str], models: set[str]) -> bool:
+        """The `zero_grad()` of `models` clears an optimizer built on `owner`'s parameters.
+        One whose model is unknown may be cleared (a model may hold every parameter), but
+        not one joining several models' (`parts`) when those cleared are all among them:
+        it is cleared when each of its models is (see `_cleared_on_every_path`)."""
+        if owner is None:
+            return not self._among(models, parts)
+        return any(self._clears_model(owner, model) for model in models)
+
+    def _clears_model(self, owner: str, model: str) -> bool:
+        """`model.zero_grad()` clears `owner`'s parameters (see `_same_or_inside`), also
+        through another name of the same module (`ddp_model = DDP(model)`)."""
+        return _same_or_inside(owner, model) or self._one_module(owner, model)
+
+    def _among(self, models: set[str], parts: list[str]) -> bool:
+        """Every model of `models` is one of `parts`, inside one, or another name of one
+        (`g = DDP(netG)`): none of them may hold the others' parameters."""
+        return bool(parts) and all(any(model == part or model.startswith(part + ".") or self._one_module(part, model)
+                                       for part in parts) for model in models)
+
+    def _cleared_between_steps(self, loop: cst.CSTNode, steps: list[cst.CSTNode],
+                               clears: list[tuple[cst.CSTNode, str | None, bool, bool]],
+                               owners: dict[str, str | None]) -> dict[int, _BetweenSteps]:
+        """For each of `steps` (those of one optimizer), the models cleared on every path
+        from the previous step of that optimizer to it, iteration after iteration of `loop`,
+        by their own `zero_grad()` or that of an optimizer built on them: a clear in each
+        branch of an `if` counts, one in a branch only does not, one at the end of the
+        iteration counts for the next one's step. Before the first step gradients are
+        empty: every model counts as cleared. A clear the flow does not walk to (through a
+        lambda, or first in a `try:` that may skip it only by its own raising), or any when the flow does
+        not reach the step (a method of an object the loop calls), counts when no `if` of
+        the loop separates it from the step."""
+        every_clear = {id(node) for node, *_ in clears}
+        clearing = {id(node): name if is_model else owners.get(name)  # type: ignore[arg-type]
+                    for node, name, is_model, _ in clears
+                    if name is not None and not _guarded_by_try(self.ctx, node, loop, every_clear)}
+        reached: dict[int, list[Facts]] = {id(step): [] for step in steps}  # facts at each step
+        walked: set[int] = set()
+        # steps the flow reads as followed by their alternative: that one starts from the same facts
+        alternatives = {id(step) for step in steps if _alternative_to_a_step(self.ctx, step, steps)}
+
+        def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
+            if id(node) in reached:
+                reached[id(node)].append(facts)
+                if id(node) in alternatives:
+                    return facts
+                return frozenset({_STEPPED})  # what the step stepped is spent: clears count again from here
+            model = clearing.get(id(node))
+            if model is None:
+                return facts
+            walked.add(id(node))
+            return facts | {model}
+
+        everything = frozenset(model for model in clearing.values() if model is not None)
+        next_iteration = CallFlow(self.ctx, transfer, loop_back=lambda facts: facts - {_STEPPED})
+        next_iteration.run_repeated(loop, loop.body, everything)  # type: ignore[attr-defined]
+        return {id(step): _BetweenSteps(self._covered(loop, step, reached[id(step)], walked, clears, owners),
+                                        any(_STEPPED in facts for facts in reached[id(step)])) for step in steps}
+
+    def _covered(self, loop: cst.CSTNode, step: cst.CSTNode, reached: list[Facts], walked: set[int],
+                 clears: list[tuple[cst.CSTNode, str | None, bool, bool]], owners: dict[str, str | None]) -> set[str]:
+        """What every path the flow took to `step` cleared, and the clears it could not
+        place (see `_cleared_between_steps`)."""
+        covered = set(frozenset.intersection(*reached)) - {_STEPPED} if reached else set()
         step_sides = _branch_sides(self.ctx, step, loop)
-        return all(step_sides.get(branch) == side for branch, side in _branch_sides(self.ctx, clear, loop).items())
+        for node, name, is_model, _ in clears:
+            model = name if is_model else owners.get(name)  # type: ignore[arg-type]
+            if model is not None and not (reached and id(node) in walked) and all(
+                    step_sides.get(branch) == side for branch, side in _branch_sides(self.ctx, node, loop).items()):
+                covered.add(model)
+        return covered
 
     def _other_branch(self, clear: cst.CSTNode, step: cst.CSTNode, loop: cst.CSTNode,
                       steps: list[cst.CSTNode]) -> bool:

@@ -89,6 +89,18 @@ class Flow:
         except _TooManyPaths:
             return frozenset()
 
+    def run_repeated(self, node: cst.CSTNode, body: cst.BaseSuite, facts: Facts = frozenset()) -> Paths:
+        """`run(body)` for the body of `node`, a loop or a function run on each of its
+        iterations, iteration after iteration: the facts of paths that reach its end
+        or `continue` start it again, until they stop changing. Facts flow from a late
+        event of one iteration to an early one of the next (a clear at the end of the
+        body comes before the next iteration's step). The paths that `break`."""
+        loop = Loop(node, (), self.program.body(body), None, True, False)  # type: ignore[arg-type]
+        try:
+            return self._loop(loop, frozenset({Path(facts)}))
+        except _TooManyPaths:
+            return frozenset()
+
     def run_if_events(self, body: cst.BaseSuite | cst.Module) -> None:
         """`run(body)` for a rule that reads only what its transfer saw: a
         body without events, whose flow would call it nowhere, is skipped."""
@@ -120,7 +132,8 @@ class Flow:
         out: set[Path] = set()
         for case in match.cases:
             out |= self._block(case, paths)
-        return _limit(out | paths)
+        # no case may match, unless the last one takes anything (`case _:`)
+        return _limit(out if match.exhaustive else out | paths)
 
     def _exit(self, op: Exit, paths: Paths) -> Paths:
         if op.kind == "return":

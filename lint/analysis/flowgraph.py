@@ -70,6 +70,7 @@ class Try(NamedTuple):
 class Match(NamedTuple):
     subject: Events
     cases: tuple[Block, ...]
+    exhaustive: bool  # the last case matches anything: `case _:` or `case x:`, with no guard
 
 
 Op = Union[Step, Exit, Branch, Loop, Try, Match]
@@ -276,7 +277,8 @@ class Program:
                 )
             ]
         if type(stmt) is cst.Match:
-            return [Match(self._calls(stmt.subject), tuple(self._block(_statements(c.body)) for c in stmt.cases))]
+            return [Match(self._calls(stmt.subject), tuple(self._block(_statements(c.body)) for c in stmt.cases),
+                          _irrefutable(stmt.cases[-1]))]
         return []
 
     def _branch(self, stmt: cst.If) -> Branch:
@@ -295,6 +297,21 @@ def always_fails(node: cst.CSTNode) -> bool:
         return False
     test = node.test
     return (type(test) is cst.Name and test.value == "False") or (type(test) is cst.Integer and test.value == "0")
+
+
+def _irrefutable(case: cst.MatchCase) -> bool:
+    """A case with no guard whose pattern matches any subject (see `_matches_anything`)."""
+    return case.guard is None and _matches_anything(case.pattern)
+
+
+def _matches_anything(pattern: cst.MatchPattern) -> bool:
+    """`_` or a bare capture `x`, also named (`_ as other`, `(x) as y`) or as one
+    alternative of an or-pattern (`2 | _`)."""
+    if type(pattern) is cst.MatchAs:
+        return pattern.pattern is None or _matches_anything(pattern.pattern)
+    if type(pattern) is cst.MatchOr:
+        return any(_matches_anything(element.pattern) for element in pattern.patterns)
+    return False
 
 
 def _statements(body: cst.CSTNode) -> tuple[cst.CSTNode, ...]:

@@ -920,6 +920,10 @@ class CallFlow:
     def run(self, body: cst.BaseSuite | cst.Module, facts: Facts = frozenset()) -> Paths:
         return self._flow().run(body, facts)
 
+    def run_repeated(self, node: cst.CSTNode, body: cst.BaseSuite, facts: Facts = frozenset()) -> Paths:
+        """See `Flow.run_repeated`."""
+        return self._flow().run_repeated(node, body, facts)
+
     def run_if_events(self, body: cst.BaseSuite | cst.Module) -> None:
         """See `Flow.run_if_events`: a callee is only entered from an event."""
         if self.program.holds_events(body):

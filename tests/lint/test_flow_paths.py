@@ -83,3 +83,33 @@ def test_branches_that_each_add_a_fact_of_their_own_stop_the_analysis_not_the_li
     flow = Flow(SemanticModel("paths.py", "", module), transfer)
     assert flow.run(module) == frozenset()
     assert seen == [frozenset()]  # the first clip, before the branches
+
+
+def test_a_match_whose_last_case_takes_anything_leaves_no_path_around_its_cases() -> None:
+    cases = "match mode:\n    case 'amp':\n        scale()\n    case {last}:\n        scale()\nclip()\n"
+    for last in ("_", "other", "2 | _", "'bf16' | other", "_ as other", "(x) as y", "(2 | _) as y"):
+        _, at_clip, _ = _flow(cases.format(last=last))
+        assert at_clip == [frozenset({"scaled"})], last
+
+
+def test_a_match_may_match_no_case_when_the_last_is_guarded_or_a_value() -> None:
+    cases = "match mode:\n    case 'amp':\n        scale()\n    case {last}:\n        scale()\nclip()\n"
+    for last in ("_ if amp", "'bf16'", "'bf16' | 'fp16'", "'bf16' as other", "(2 | _) as y if amp"):
+        _, at_clip, _ = _flow(cases.format(last=last))
+        assert frozenset() in at_clip, last
+
+
+def test_a_body_run_repeatedly_carries_its_late_facts_into_its_next_iteration() -> None:
+    source = "for batch in loader:\n    clip()\n    if batch:\n        continue\n    scale()\n"
+    module = cst.parse_module(source)
+    at_clip: list[Facts] = []
+
+    def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
+        name = node.func.value if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) else None
+        if name == "clip":
+            at_clip.append(facts)
+        return facts | {"scaled"} if name == "scale" else facts
+
+    loop = module.body[0]
+    Flow(SemanticModel("paths.py", source, module), transfer).run_repeated(loop, loop.body)  # type: ignore[attr-defined]
+    assert set(at_clip) == {frozenset(), frozenset({"scaled"})}

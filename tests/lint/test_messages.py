@@ -50,6 +50,35 @@ def test_a_step_in_the_loop_names_its_optimizer() -> None:
         "iterations; call `opt_g.zero_grad()`"))]
 
 
+JOINED = """\
+import itertools
+import torch
+def fit(netG, netD, batches):
+    both = torch.optim.Adam(itertools.chain(netG.parameters(), netD.parameters()))
+    for real in batches:
+        netG.zero_grad()
+{clear_d}        netD(netG(real)).mean().backward()
+        both.step()
+        netG.zero_grad()
+        netG(real).mean().backward()
+        both.step()
+"""
+
+
+def test_a_joined_optimizer_names_its_models_and_those_left_uncleared() -> None:
+    """Between the two steps of one iteration `netD` keeps its gradients: no other
+    iteration is involved. Never cleared before the first step either, it also keeps
+    them from one iteration's second step to the next one's first."""
+    assert _messages(JOINED.format(clear_d="        netD.zero_grad()\n"), "TL401") == [(12, (
+        "`both` steps the parameters of `netG` and `netD`; `netD` is not cleared on every path "
+        "between two of its steps: those gradients accumulate; call `both.zero_grad()`"))]
+    assert _messages(JOINED.format(clear_d="        if real is None:\n            netD.zero_grad()\n"), "TL401") == [
+        (10, ("`both` steps the parameters of `netG` and `netD`; `netD` is not cleared on every path "
+              "between two of its steps: those gradients accumulate across iterations; call `both.zero_grad()`")),
+        (13, ("`both` steps the parameters of `netG` and `netD`; `netD` is not cleared on every path "
+              "between two of its steps: those gradients accumulate; call `both.zero_grad()`"))]
+
+
 def test_a_step_in_a_loop_of_its_own_is_told_of_that_loop() -> None:
     """`train()` (defined first) loops over epochs and calls `train_epoch()`, whose own
     batch loop steps: the finding speaks of the batch loop, where the clear belongs,
