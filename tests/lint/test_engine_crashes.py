@@ -1,7 +1,10 @@
 """A rule that raises, in a visit, in `finish` or in its fix, is a bug in
 trainlint: the CLI names the file, the rule and the exception on stderr,
 still reports every other finding, leaves a file whose fix raised as it was,
-and exits with status 2, with one worker or several."""
+and exits with status 2, with one worker or several. The helpers that run a
+rule on its examples fail with the crash too: the engine drops a crashed
+rule's findings, so a good example (no findings expected) or a bad example
+left unfixed would otherwise pass."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import pytest
 
 import trainlint.registry
 from trainlint.rule import Fix, Rule
+from trainlint.testing import RuleCrashed, findings_of, fixed_source
 from tests.lint.cli_runner import DP_BUG, invoke
 
 REAL = trainlint.registry.by_code()
@@ -200,3 +204,21 @@ def test_a_process_found_dead_when_a_file_is_handed_to_it_is_replaced(tmp_path: 
     result = runner.run(paths, select_rules(None, [], []), Config(root=tmp_path), runner.RunOptions(jobs=2))
     assert sorted(Path(f.path).name for f in result.findings) == ["a.py", "b.py", "c.py", "d.py"]
     assert result.errors == []
+
+
+def test_a_rule_crashing_on_a_clean_example_fails_with_the_crash() -> None:
+    with pytest.raises(RuleCrashed, match="TL202 crashed on example.py: ValueError: boom in visit"):
+        findings_of(_CrashInVisit, TL202.good[0])
+
+
+def test_a_fix_crashing_on_an_example_fails_with_the_crash() -> None:
+    flagged = next(example.code for example in TL202.bad_examples() if example.fixed is not None)
+    with pytest.raises(RuleCrashed, match="TL202 crashed while fixing on example.py: ValueError: boom in fix"):
+        fixed_source(_CrashInFix, flagged)
+
+
+def test_a_rule_that_does_not_crash_runs_on_its_examples_as_before() -> None:
+    flagged = next(example.code for example in TL202.bad_examples() if example.fixed is not None)
+    assert findings_of(TL202, TL202.good[0]) == []
+    assert findings_of(TL202, flagged)
+    assert fixed_source(TL202, flagged) != flagged
