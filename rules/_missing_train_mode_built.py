@@ -27,7 +27,7 @@ from trainlint.analysis.names import BUILTIN_NAMES
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.scopes import _parameters, assignment_targets, dotted_name, runs_as_script_only
 from trainlint.analysis.trained_models import trained_models
-from trainlint.analysis.training import is_torch_nn_class, method_call, module_behind
+from trainlint.analysis.training import MODULE_WRAPPERS, is_torch_nn_class, method_call, module_behind
 from trainlint.context import FileContext
 from trainlint.summaries import NN_MODULE
 
@@ -302,13 +302,29 @@ def _built_here(ctx: FileContext, model: Binding) -> bool:
 # what calls of these build: a new module, of its maker's code (no hook of the caller's)
 _MODULE_MAKERS = ("torchvision.models.", "timm.models.")
 _MODULE_FACTORIES = frozenset({"timm.create_model"})
+# classes of `torch.nn` whose instances are no module built here: a tensor, a
+# sequence of `torch.nn.utils`, or a wrapper of a module given (it is that one)
+_NOT_BUILT = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.", "torch.nn.utils.")
+
+
+def _module_maker(qualified: str) -> bool:
+    """`qualified` builds a new module when called: a class of `torch.nn` (not a
+    tensor's, a utility's or a wrapper's), a model of torchvision or timm."""
+    if qualified.startswith(_NOT_BUILT) or qualified in MODULE_WRAPPERS:
+        return False
+    return is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
 
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
     """`call` builds a new module of its own (see `_new_module`), handed nothing that is or
     may reach a module from outside the function (see `_own_value`, `_setting_parameter`):
     not `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
-    `create_feature_extractor(self.model, ...)`, whose module other code may switch."""
+    `create_feature_extractor(self.model, ...)`, whose module other code may switch, nor a
+    wrapper of a module given (`DDP(cfg.model)`)."""
+    if ctx.call_name(call) in MODULE_WRAPPERS:
+        # `DDP(Net())` is the module it wraps: built here only where that one is
+        wrapped = call.args[0].value if call.args else None
+        return type(wrapped) is cst.Call and _constructs_module(ctx, wrapped)
     return _new_module(ctx, call) and all(
         _own_value(ctx, arg.value, set()) or _setting_parameter(ctx, call, arg) for arg in call.args)
 
@@ -322,8 +338,7 @@ def _new_module(ctx: FileContext, call: cst.Call) -> bool:
     is not known here."""
     qualified = ctx.qualified_name(call.func)
     if qualified is not None:
-        return is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) \
-            or qualified in _MODULE_FACTORIES or _project_module_class(ctx, qualified)
+        return _module_maker(qualified) or _project_module_class(ctx, qualified)
     return type(call.func) is cst.Name and call.func.value in ctx.shared(_module_classes)
 
 
@@ -364,8 +379,7 @@ def _setting_parameter(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> bool:
         return False
     qualified = ctx.qualified_name(call.func)
     if arg.keyword is not None and arg.keyword.value in _SIZE_KEYWORDS and qualified is not None \
-            and (is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS)
-                 or qualified in _MODULE_FACTORIES):
+            and _module_maker(qualified):
         return True
     return qualified not in _MODULE_HOLDERS and _scalar_parameter(param)
 

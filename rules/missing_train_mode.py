@@ -1455,6 +1455,17 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # a wrapper of a module the function builds is that module: built here
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, rank):\n"
+        "    model = nn.Sequential(nn.parallel.DistributedDataParallel(nn.Linear(8, 8), device_ids=[rank]), nn.Dropout(0.5)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -3179,6 +3190,28 @@ class MissingTrainMode(Rule):
         "from torch import nn\n"
         "def fit(loader, head=0):\n"
         "    model = nn.Sequential(nn.Linear(4, 4), head).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a wrapper of the model the function is given is no model built here
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(model_param, loader, rank):\n"
+        "    model = nn.parallel.DistributedDataParallel(model_param, device_ids=[rank]).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # nor of a module read from a config: other code may switch it
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, cfg):\n"
+        "    model = nn.Sequential(nn.parallel.DistributedDataParallel(cfg.backbone), nn.Dropout(0.5)).eval()\n"
         "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "    for x, y in loader:\n"
         "        optimizer.zero_grad()\n"

@@ -1,7 +1,7 @@
 import libcst as cst
 
 from trainlint.analysis.accumulators import reads_only
-from trainlint.analysis.precision import handed_arguments, hands_over_scaler, scaler_owners, scaler_switched_off
+from trainlint.analysis.precision import handed_arguments, hands_over_scaler, hook_body, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
@@ -470,6 +470,28 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opt)  # expect: TL104\n",
+        # the step hook is a function registered by name: skipped with the step; no fix
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    opt.register_step_post_hook(update_scale)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
+        # the same, registered by a helper of this file: as from another module; no fix
+        "import torch\n"
+        "def install_update_hook(opt, scaler):\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    opt.register_step_post_hook(update_scale)\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    install_update_hook(opt, scaler)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -714,6 +736,17 @@ class ScalerStepWithoutUpdate(Rule):
         "    def train_one_iter(trainer, batch):\n"
         "        trainer.scaler.scale(trainer.model(batch).mean()).backward()\n"
         "        trainer.scaler.step(trainer.optimizer)\n",
+        # a function updating the scaler is registered as a step hook of another optimizer:
+        # when that one steps is not followed
+        "import torch\n"
+        "def train(model, opt, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    swa_opt.register_step_post_hook(update_scale)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n",
     )
 
     def finish(self) -> None:
@@ -987,23 +1020,20 @@ class ScalerStepWithoutUpdate(Rule):
         return None
 
     def _registered_hook(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> cst.Call | None:
-        """The `stepped.register_step_post_hook(lambda ...)` (or `register_step_pre_hook`) of
-        this file whose lambda `node` is read in, if any. A function registered by name is not followed: one that updates
-        a scaler and is handed on silences the file (see `_referenced_without_a_call`)."""
-        hook = next((ancestor for ancestor in self.ctx.ancestors(node)
-                     if type(ancestor) in (cst.Lambda, cst.FunctionDef)), None)
-        arg = self.ctx.parent(hook) if type(hook) is cst.Lambda else None
-        call = self.ctx.parent(arg) if type(arg) is cst.Arg and arg.keyword is None else None
-        if type(call) is not cst.Call or call.args[0] is not arg:  # type: ignore[attr-defined]
-            return None
-        optimizer = method_call(call, *STEP_HOOK_REGISTRATIONS)  # type: ignore[arg-type]
-        registered = optimizer is not None and self.ctx.code(optimizer) == self.ctx.code(stepped)
-        return call if registered else None  # type: ignore[return-value]
+        """The `stepped.register_step_post_hook(hook)` (or `register_step_pre_hook`) of this
+        file whose hook `node` is read in, if any: a lambda, or a function defined by name in
+        the block the registration runs in (see `hook_body`)."""
+        for call, optimizer, body in self.ctx.shared(_step_hook_registrations):
+            if self._same_optimizer(optimizer, stepped) and any(
+                    ancestor is body for ancestor in self.ctx.ancestors(node)):
+                return call
+        return None
 
     def _registered_before(self, registration: cst.Call, loop: cst.For | cst.While) -> bool:
         """`registration` (of a hook, or a call of a helper that registers one) runs before
         `loop`, in the same function (or both at module level), and is kept: its result is
-        dropped or bound to a name that no `.remove()` is called on (`handle.remove()`)."""
+        dropped or bound to a variable that no `.remove()` is called on (`handle.remove()`
+        of the same scope, not of a same-named handle elsewhere)."""
         if (self.ctx.enclosing_function(registration) is not self.ctx.enclosing_function(loop)
                 or self.ctx.order_index(registration) > self.ctx.order_index(loop)):
             return False
@@ -1012,9 +1042,7 @@ class ScalerStepWithoutUpdate(Rule):
             return True
         if type(parent) is not cst.Assign or len(parent.targets) != 1 or type(parent.targets[0].target) is not cst.Name:
             return False
-        handle = parent.targets[0].target.value
-        return not any(type(removed) is cst.Name and removed.value == handle
-                       for removed in (method_call(call, "remove") for call in self.ctx.nodes_of(cst.Call)))  # type: ignore[arg-type]
+        return self.ctx.receivers.binding(parent.targets[0].target) not in self.ctx.shared(_removed_handles)
 
     def _updated_later(self, arg: cst.Arg, stepped: cst.BaseExpression) -> bool:
         """The function of the project the call given `arg` runs registers, on every call,
@@ -1028,8 +1056,17 @@ class ScalerStepWithoutUpdate(Rule):
             return False
         given = {summary.slot(slot): value for slot, value in argument_slots(call)}  # type: ignore[arg-type]
         return any(given.get(scaler) is arg and optimizer in given
-                   and self.ctx.code(given[optimizer].value) == self.ctx.code(stepped)
+                   and self._same_optimizer(given[optimizer].value, stepped)
                    for scaler, optimizer in summary.updates_later)
+
+    def _same_optimizer(self, one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
+        """`one` and `other` read the same variable; where either is no variable
+        (`self.optimizers[0]`), they are written the same."""
+        receivers = self.ctx.receivers
+        bindings = receivers.binding(one), receivers.binding(other)
+        if None not in bindings:
+            return bindings[0] == bindings[1]
+        return self.ctx.code(one) == self.ctx.code(other)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
@@ -1081,8 +1118,12 @@ class ScalerStepWithoutUpdate(Rule):
 
     def _referenced_without_a_call(self, names: set[str]) -> bool:
         """A function of this file that updates a scaler is handed on (stored in a
-        list of callbacks, registered as a hook) rather than called."""
+        list of callbacks, handed to a call) rather than called. A step hook of an optimizer
+        is known (see `_registered_hook`): when it runs, and when not."""
+        step_hooks = {id(call.args[0].value) for call, _, _ in self.ctx.shared(_step_hook_registrations)}  # type: ignore[attr-defined]
         for node in self.ctx.nodes_of(cst.Name):
+            if id(node) in step_hooks:
+                continue
             if node.value not in names:  # type: ignore[attr-defined]
                 continue
             parent = self.ctx.parent(node)
@@ -1219,3 +1260,26 @@ def _by_dotted_name(ctx: FileContext) -> dict[str, list[cst.CSTNode]]:
             index.setdefault(name, []).append(node)
     return index
 
+
+
+def _step_hook_registrations(ctx: FileContext) -> list[tuple[cst.Call, cst.BaseExpression, cst.CSTNode]]:
+    """Each `optimizer.register_step_post_hook(hook)` (or `register_step_pre_hook`) of the
+    file with its optimizer and what its hook runs, where that is known (see `hook_body`)."""
+    found = []
+    for call in ctx.nodes_of(cst.Call):
+        optimizer = method_call(call, *STEP_HOOK_REGISTRATIONS)  # type: ignore[arg-type]
+        if optimizer is None or not call.args or call.args[0].keyword is not None:  # type: ignore[attr-defined]
+            continue
+        func = ctx.enclosing_function(call)
+        body = hook_body(call.args[0].value, (func.body.body if func is not None else ctx.module.body))  # type: ignore[attr-defined]
+        if body is not None:
+            found.append((call, optimizer, body))
+    return found
+
+
+def _removed_handles(ctx: FileContext) -> frozenset[Binding]:
+    """The variables of the file that `.remove()` is called on (`handle.remove()` of a
+    hook's handle), by binding: a same-named handle of another function is another one."""
+    removed = (method_call(call, "remove") for call in ctx.nodes_of(cst.Call))  # type: ignore[arg-type]
+    return frozenset(binding for binding in (ctx.receivers.binding(handle) for handle in removed
+                                             if type(handle) is cst.Name) if binding is not None)

@@ -13,7 +13,7 @@ silent on it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator, Literal
+from typing import TYPE_CHECKING, Iterator, Literal, Sequence
 
 import libcst as cst
 
@@ -501,3 +501,15 @@ def scaler_holder(ctx: FileContext, call: cst.Call, reached_by: tuple[str, ...],
            for node in scope):
         return None
     return obj
+
+
+def hook_body(hook: cst.BaseExpression, block: Sequence[cst.BaseStatement]) -> cst.CSTNode | None:
+    """What a hook registered as `hook` runs: a lambda's body, or the body of the one
+    function defined by that name directly in `block`, the statements of the function
+    (or module) the registration runs in. Anything else is not followed."""
+    if type(hook) is cst.Lambda:
+        return hook.body
+    if type(hook) is cst.Name:
+        defined = [stmt for stmt in block if type(stmt) is cst.FunctionDef and stmt.name.value == hook.value]
+        return defined[0].body if len(defined) == 1 else None
+    return None

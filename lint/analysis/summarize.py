@@ -47,7 +47,7 @@ from trainlint.analysis.partials import PARTIAL
 from trainlint.analysis.precision import (
     SCALER_READS,
     FLOAT16, UNKNOWN, autocast_calls, autocast_enabled, autocast_precision, global_value, grad_scaler_enabled,
-    half_conversion, handed_arguments, literal_bool, single_assignment, value_of_name, with_precision,
+    half_conversion, handed_arguments, hook_body, literal_bool, single_assignment, value_of_name, with_precision,
 )
 from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
@@ -987,7 +987,7 @@ class _Summarizer:
                     or not call.args or call.args[0].keyword is not None  # type: ignore[attr-defined]
                     or not self._on_every_call(call) or self._exits_before(call)):
                 continue
-            hook = self._hook_body(call.args[0].value)  # type: ignore[attr-defined]
+            hook = hook_body(call.args[0].value, self.func.body.body)  # type: ignore[attr-defined]
             found.update((scaler, optimizer.value) for scaler in self._updated_in(hook))
         return frozenset(found)
 
@@ -1015,17 +1015,6 @@ class _Summarizer:
         if type(parent) is cst.Attribute:
             return type(call) is cst.Call and call.func is parent and parent.attr.value in SCALER_READS  # type: ignore[attr-defined]
         return type(parent) is cst.Arg and type(call) is cst.Call and reads_only(self.ctx, call)  # type: ignore[arg-type]
-
-    def _hook_body(self, hook: cst.BaseExpression) -> cst.CSTNode | None:
-        """What a registered hook runs: a lambda's body, or a function defined in this one
-        (directly in its body) by the name given."""
-        if type(hook) is cst.Lambda:
-            return hook.body
-        if type(hook) is cst.Name:
-            defined = [stmt for stmt in self.func.body.body
-                       if type(stmt) is cst.FunctionDef and stmt.name.value == hook.value]
-            return defined[0].body if len(defined) == 1 else None
-        return None
 
     def _updated_in(self, body: cst.CSTNode | None) -> set[str]:
         """Unchanged params whose `update()` `body` calls (read where the hook runs, later),

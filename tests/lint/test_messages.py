@@ -255,3 +255,10 @@ def test_a_step_hook_that_is_not_there_while_the_loop_runs_gets_the_plain_messag
     for source in (removed, after):
         [(_, message)] = _messages(source, "TL104")
         assert message.startswith("`scaler.step()` in a loop that never calls `scaler.update()`")
+
+
+def test_removing_a_same_named_handle_in_another_function_keeps_the_hook_message() -> None:
+    source = HOOKED.format(registration="handle = opt.register_step_post_hook(lambda *_: scaler.update())")
+    source += "def detach(handle):\n    handle.remove()\n"
+    [(_, message)] = _messages(source, "TL104")
+    assert "does not run the hook" in message
