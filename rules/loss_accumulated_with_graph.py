@@ -2102,6 +2102,39 @@ class LossAccumulatedWithGraph(Rule):
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n"
         "        print(sum(losses).item() / len(losses))\n",
+        # the list is set anew every step, but the loop over it keeps its last loss for the next step
+        Example(
+            "import torch\n"
+            "def train(model, opt, loader):\n"
+            "    last = None\n"
+            "    for batch in loader:\n"
+            "        if last is not None:\n"
+            "            print(last.item())\n"
+            "        losses = []\n"
+            "        for micro in batch:\n"
+            "            loss = model(micro).mean()\n"
+            "            loss.backward()\n"
+            "            losses.append(loss)  # expect: TL202\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "        for l in losses:\n"
+            "            last = l\n",
+            fixed="import torch\n"
+            "def train(model, opt, loader):\n"
+            "    last = None\n"
+            "    for batch in loader:\n"
+            "        if last is not None:\n"
+            "            print(last.item())\n"
+            "        losses = []\n"
+            "        for micro in batch:\n"
+            "            loss = model(micro).mean()\n"
+            "            loss.backward()\n"
+            "            losses.append(loss.detach())  # expect: TL202\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "        for l in losses:\n"
+            "            last = l\n",
+        ),
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3498,6 +3531,20 @@ class LossAccumulatedWithGraph(Rule):
         "        s = sum(losses)\n"
         "        best = min(best, s.item())\n"
         "        print(total, best)\n",
+        # one step's micro-batch losses printed one by one after the step: the loop over them
+        # binds each anew, within the iteration that built the list
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    for batch in loader:\n"
+        "        losses = []\n"
+        "        for micro in batch:\n"
+        "            loss = model(micro).mean()\n"
+        "            loss.backward()\n"
+        "            losses.append(loss)\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "        for l in losses:\n"
+        "            print(l.item())\n",
     )
 
     def finish(self) -> None:

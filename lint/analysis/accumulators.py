@@ -411,8 +411,10 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
         at = ctx.order_index(read)
         if not start < at <= end or any(source is not read and _bound_at(ctx, source) >= at for source in sources):
             return True  # read after the loop, or in an iteration after the one that built it
-        if read.value not in unordered and not any(
-                ctx.order_index(value) > start for value in always_before(ctx, read, rebindings[read.value])):
+        # a `for` around the read binds before each run of its body (`for l in losses: print(l.item())`)
+        around = [source for source in sources if type(source) is cst.For and source in ctx.ancestors(read)]
+        if read.value not in unordered and not any(ctx.order_index(value) > start for value in
+                                                   [*always_before(ctx, read, rebindings[read.value]), *around]):
             return True  # a binding in a branch (`if c: total = sum(losses)`) may be of an earlier iteration
         if ctx.enclosing_function(read) is not function:
             return True  # read by a nested function, whenever it is called
