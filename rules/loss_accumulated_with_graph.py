@@ -3559,6 +3559,7 @@ class LossAccumulatedWithGraph(Rule):
         self._stored: set[cst.CSTNode] = set()
         self._run_each_iteration: dict[cst.CSTNode, set[cst.FunctionDef]] = {}  # see `_always_run`
         self._kinds: dict[tuple[cst.CSTNode | None, str], str | None] = {}  # see `_variable_kind`
+        self._kept_lists: dict[tuple[cst.CSTNode, str], bool] = {}  # see `_one_step_list`
         # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
         # the items, as `_item_read` writes them
         self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
@@ -4160,8 +4161,10 @@ class LossAccumulatedWithGraph(Rule):
                 or self._steps(inner) or not self._steps_past(outer, inner)
                 or not self._fresh_before(outer, inner, accumulator)):
             return False
-        filling = {other for other, name in self._accumulators.items() if name == accumulator} | {node}
-        return not kept_past_iteration(self.ctx, outer, accumulator, filling)
+        if (outer, accumulator) not in self._kept_lists:  # asked again for every call filling the list
+            filling = {other for other, name in self._accumulators.items() if name == accumulator} | {node}
+            self._kept_lists[outer, accumulator] = kept_past_iteration(self.ctx, outer, accumulator, filling)
+        return not self._kept_lists[outer, accumulator]
 
     def _fresh_before(self, outer: cst.For | cst.While, inner: cst.For | cst.While, accumulator: str) -> bool:
         """A statement of `outer`'s body that every iteration runs before the one holding
