@@ -25,7 +25,7 @@ def _with_audited(rule: type[Rule]) -> list[type[Rule]]:
     return list(all_rules())
 
 
-def _uncrashed(outcome: FileOutcome, path: str) -> FileOutcome:
+def uncrashed(outcome: FileOutcome, path: str) -> FileOutcome:
     """`outcome`, or `RuleCrashed` naming every rule that raised and why."""
     if outcome.crashes:
         raise RuleCrashed("\n".join(crash.describe(path) for crash in outcome.crashes))
@@ -34,7 +34,7 @@ def _uncrashed(outcome: FileOutcome, path: str) -> FileOutcome:
 
 def findings_of(rule: type[Rule], source: str, path: str = "example.py") -> list[Finding]:
     """The findings of `rule` alone on `source`; `RuleCrashed` when a rule raises."""
-    outcome = _uncrashed(lint_bytes(path, source.encode("utf-8"), _with_audited(rule)), path)
+    outcome = uncrashed(lint_bytes(path, source.encode("utf-8"), _with_audited(rule)), path)
     return [f for f in outcome.findings if f.code == rule.code]
 
 
@@ -45,7 +45,7 @@ def found_marks(rule: type[Rule], source: str) -> set[tuple[int, str]]:
 def fixed_source(rule: type[Rule], source: str, unsafe: bool = False) -> str:
     """`source` with the fixes of `rule` made; `RuleCrashed` when a rule or its fix raises."""
     fixed = lint_bytes("example.py", source.encode("utf-8"), _with_audited(rule), fix="unsafe" if unsafe else "safe")
-    outcome = _uncrashed(fixed, "example.py")
+    outcome = uncrashed(fixed, "example.py")
     return outcome.fixed_source if outcome.fixed_source is not None else source
 
 

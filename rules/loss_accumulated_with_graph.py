@@ -2102,6 +2102,39 @@ class LossAccumulatedWithGraph(Rule):
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n"
         "        print(sum(losses).item() / len(losses))\n",
+        # the list is set anew every step, but the loop over it keeps its last loss for the next step
+        Example(
+            "import torch\n"
+            "def train(model, opt, loader):\n"
+            "    last = None\n"
+            "    for batch in loader:\n"
+            "        if last is not None:\n"
+            "            print(last.item())\n"
+            "        losses = []\n"
+            "        for micro in batch:\n"
+            "            loss = model(micro).mean()\n"
+            "            loss.backward()\n"
+            "            losses.append(loss)  # expect: TL202\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "        for l in losses:\n"
+            "            last = l\n",
+            fixed="import torch\n"
+            "def train(model, opt, loader):\n"
+            "    last = None\n"
+            "    for batch in loader:\n"
+            "        if last is not None:\n"
+            "            print(last.item())\n"
+            "        losses = []\n"
+            "        for micro in batch:\n"
+            "            loss = model(micro).mean()\n"
+            "            loss.backward()\n"
+            "            losses.append(loss.detach())  # expect: TL202\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "        for l in losses:\n"
+            "            last = l\n",
+        ),
     )
     good = (
         # the list is a loss being built: a helper of the file back-propagates it
@@ -3498,6 +3531,20 @@ class LossAccumulatedWithGraph(Rule):
         "        s = sum(losses)\n"
         "        best = min(best, s.item())\n"
         "        print(total, best)\n",
+        # one step's micro-batch losses printed one by one after the step: the loop over them
+        # binds each anew, within the iteration that built the list
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    for batch in loader:\n"
+        "        losses = []\n"
+        "        for micro in batch:\n"
+        "            loss = model(micro).mean()\n"
+        "            loss.backward()\n"
+        "            losses.append(loss)\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "        for l in losses:\n"
+        "            print(l.item())\n",
     )
 
     def finish(self) -> None:
@@ -3512,6 +3559,7 @@ class LossAccumulatedWithGraph(Rule):
         self._stored: set[cst.CSTNode] = set()
         self._run_each_iteration: dict[cst.CSTNode, set[cst.FunctionDef]] = {}  # see `_always_run`
         self._kinds: dict[tuple[cst.CSTNode | None, str], str | None] = {}  # see `_variable_kind`
+        self._kept_lists: dict[tuple[cst.CSTNode, str], bool] = {}  # see `_one_step_list`
         # what a step returns whole, its items holding the graph (`stats.append(ppo_step(b))`):
         # the items, as `_item_read` writes them
         self._containers: dict[cst.CSTNode, tuple[cst.BaseExpression, set[str]]] = {}
@@ -4113,8 +4161,10 @@ class LossAccumulatedWithGraph(Rule):
                 or self._steps(inner) or not self._steps_past(outer, inner)
                 or not self._fresh_before(outer, inner, accumulator)):
             return False
-        filling = {other for other, name in self._accumulators.items() if name == accumulator} | {node}
-        return not kept_past_iteration(self.ctx, outer, accumulator, filling)
+        if (outer, accumulator) not in self._kept_lists:  # asked again for every call filling the list
+            filling = {other for other, name in self._accumulators.items() if name == accumulator} | {node}
+            self._kept_lists[outer, accumulator] = kept_past_iteration(self.ctx, outer, accumulator, filling)
+        return not self._kept_lists[outer, accumulator]
 
     def _fresh_before(self, outer: cst.For | cst.While, inner: cst.For | cst.While, accumulator: str) -> bool:
         """A statement of `outer`'s body that every iteration runs before the one holding

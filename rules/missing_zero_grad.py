@@ -18,6 +18,7 @@ from trainlint.analysis.loops import (
 )
 from trainlint.analysis.dataflow import optimizer_params, target_names
 from trainlint.analysis.lambdas import called_lambda
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import (
     _parameters, argument_slots, assigned_parts, binding_scope, bound_arguments, head_name, receiver_method,
     receiver_name,
@@ -235,7 +236,7 @@ def _element_parameters(element: cst.BaseElement) -> cst.BaseExpression | None:
     if type(value) is not cst.Dict:
         return None
     return next((item.value for item in value.elements if type(item) is cst.DictElement
-                 and type(item.key) is cst.SimpleString and item.key.evaluated_value == "params"), None)
+                 and string_value(item.key) == "params"), None)
 
 
 def _module_list_items(ctx: FileContext, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:

@@ -375,6 +375,7 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
     unordered: set[str] = set()  # names a comprehension binds from them: every read counts
     bound = _bound_name_nodes(ctx, function)
     reads = [node for node in ctx.subtree(function.body) if type(node) is cst.Name and node not in bound]
+    reaching_of: dict[cst.Name, list[cst.CSTNode]] = {}  # asked again on every pass: the bindings stay put
 
     def holding(read: cst.Name) -> list[cst.CSTNode]:
         """The binders holding the graph whose value `read` may read."""
@@ -382,7 +383,9 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
             return [read]
         if read.value not in held or _skipped(ctx, read, skip):
             return []
-        return [b for b in _reaching(ctx, read, rebindings.get(read.value, [])) if b in graph]
+        if read not in reaching_of:
+            reaching_of[read] = _reaching(ctx, read, rebindings.get(read.value, []))
+        return [b for b in reaching_of[read] if b in graph]
 
     changed = True
     while changed:
@@ -411,8 +414,10 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
         at = ctx.order_index(read)
         if not start < at <= end or any(source is not read and _bound_at(ctx, source) >= at for source in sources):
             return True  # read after the loop, or in an iteration after the one that built it
-        if read.value not in unordered and not any(
-                ctx.order_index(value) > start for value in always_before(ctx, read, rebindings[read.value])):
+        # a `for` around the read binds before each run of its body (`for l in losses: print(l.item())`)
+        around = [source for source in sources if type(source) is cst.For and source in ctx.ancestors(read)]
+        if read.value not in unordered and not any(ctx.order_index(value) > start for value in
+                                                   [*always_before(ctx, read, rebindings[read.value]), *around]):
             return True  # a binding in a branch (`if c: total = sum(losses)`) may be of an earlier iteration
         if ctx.enclosing_function(read) is not function:
             return True  # read by a nested function, whenever it is called

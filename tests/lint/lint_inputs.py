@@ -12,6 +12,7 @@ import pytest
 from trainlint.engine import lint_bytes
 from trainlint.registry import all_rules
 from trainlint.rule import Finding
+from trainlint.testing import uncrashed
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -47,5 +48,6 @@ def parsed(source: str) -> cst.Module | None:
 def findings_of_every_rule(source: str) -> tuple[Finding, ...]:
     """What a run of every rule finds in `source`, linted once a session: the
     tests that lint it other ways (each rule alone, the rules shuffled, the flow
-    filters off) all compare with this one run."""
-    return tuple(lint_bytes("input.py", source.encode("utf-8"), list(all_rules())).findings)
+    filters off) all compare with this one run. `RuleCrashed` when a rule raises:
+    the engine drops a crashed rule's findings, which would hide what it missed."""
+    return tuple(uncrashed(lint_bytes("input.py", source.encode("utf-8"), list(all_rules())), "input.py").findings)
