@@ -1466,6 +1466,26 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # another model put back in train mode (`ema.train()`) leaves this one in eval mode,
+        # from the previous call's validation
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -3217,6 +3237,22 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # a wrapper of the model put back in train mode puts the model back too
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "net = torch.nn.DataParallel(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    net.train() if split == \"train\" else model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = net(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
 
     def finish(self) -> None:
@@ -3348,7 +3384,8 @@ class MissingTrainMode(Rule):
                 if replaced_parameter(self.ctx, mode[0]):
                     return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
-            return frozenset()
+            # back in train mode: the model switched, and any it may hold or be
+            return frozenset(fact for fact in facts if self._separate_models(mode[0], fact[1]))
         if is_backward(node):
             self._back_propagates(facts, node)
             return facts
@@ -3370,6 +3407,25 @@ class MissingTrainMode(Rule):
         if container is None:
             return facts
         return frozenset(fact for fact in facts if container_switched(self.ctx, fact[1]) != container)
+
+    def _separate_models(self, trained: cst.BaseExpression, eval_node: cst.CSTNode) -> bool:
+        """The model put back in train mode (`ema.train()`) and the one `eval_node` put in
+        eval mode (`model.eval()`) are two objects: two names, each only ever assigned a
+        call that does not name the other (`ema = nn.Sequential(...)`)."""
+        evaluated = mode_switch(self.ctx, eval_node)
+        if evaluated is None or type(trained) is not cst.Name or type(evaluated[0]) is not cst.Name:
+            return False
+        names = (trained.value, evaluated[0].value)
+        if names[0] == names[1]:
+            return False
+        for expr, other in ((trained, names[1]), (evaluated[0], names[0])):
+            binding = self.ctx.receivers.binding(expr)
+            values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
+            if not values or not all(type(value) is cst.Call and not any(
+                    type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
+                    for value in values):
+                return False
+        return True
 
     def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
         # the last eval() of a model decides its mode: an earlier one is moot

@@ -101,20 +101,6 @@ def _only_clears(line: cst.CSTNode, clearing: set[int], up_to: cst.CSTNode) -> b
     return True
 
 
-def _alternative_to_a_step(ctx: FileContext, step: cst.CSTNode, steps: list[cst.CSTNode]) -> bool:
-    """`step` is in the first arm of a conditional expression whose other arm holds
-    another of `steps` (`opt.step() if closure else opt.step()`): a run takes one arm,
-    but the flow reads the arms in a row, as if the other step followed this one."""
-    child = step
-    for ancestor in ctx.ancestors(step):
-        if isinstance(ancestor, cst.BaseStatement):
-            return False
-        if type(ancestor) is cst.IfExp and child is ancestor.body:
-            return any(ancestor.orelse is other or ancestor.orelse in ctx.ancestors(other) for other in steps)
-        child = ancestor
-    return False
-
-
 def _same_or_inside(owner: str, model: str) -> bool:
     """`model.zero_grad()` clears `owner`'s parameters: the same model, or one inside
     it (`model` for `model.generator`), or (unsure) one holding it: the module it wraps
@@ -2393,14 +2379,10 @@ class MissingZeroGrad(Rule):
                     if name is not None and not _guarded_by_try(self.ctx, node, loop, every_clear)}
         reached: dict[int, list[Facts]] = {id(step): [] for step in steps}  # facts at each step
         walked: set[int] = set()
-        # steps the flow reads as followed by their alternative: that one starts from the same facts
-        alternatives = {id(step) for step in steps if _alternative_to_a_step(self.ctx, step, steps)}
 
         def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
             if id(node) in reached:
                 reached[id(node)].append(facts)
-                if id(node) in alternatives:
-                    return facts
                 return frozenset({_STEPPED})  # what the step stepped is spent: clears count again from here
             model = clearing.get(id(node))
             if model is None:

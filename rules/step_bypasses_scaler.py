@@ -607,6 +607,15 @@ class StepBypassesScaler(Rule):
         "        if grads_diverged(model): continue\n"
         "        opt.step()\n"
         "        scaler.update()\n",
+        # the two arms of a conditional expression are alternatives: one run takes one of them
+        "import torch\n"
+        "def train(model, opt, loader, amp):\n"
+        "    scaler = torch.amp.GradScaler('cuda', enabled=amp)\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt) if amp else opt.step()\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -761,8 +770,8 @@ class StepBypassesScaler(Rule):
         return self.ctx.local_callee(step) is None and not self.ctx.shared(_defines_step_methods)
 
     def _other_branch_steps_through(self, step: cst.Call, scalers: set[Binding]) -> bool:
-        """A plain step in one branch of an `if` whose other branch calls
-        `scaler.step`: the two are alternatives (AMP and float32 paths). Not
+        """A plain step in one branch of an `if` (or arm of `a if amp else b`) whose
+        other branch calls `scaler.step`: the two are alternatives (AMP and float32 paths). Not
         when the step's own branch scales the backward itself: that branch is
         no float32 path (an accumulation branch beside a plain one)."""
         receivers = self.ctx.receivers
@@ -771,7 +780,7 @@ class StepBypassesScaler(Rule):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef):
                 return False
             arm, child = child, ancestor
-            if type(ancestor) is not cst.If:
+            if type(ancestor) not in (cst.If, cst.IfExp):
                 continue
             if any(self._scales_with(node, scalers) for node in iter_nodes(arm)):
                 return False

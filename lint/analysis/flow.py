@@ -147,10 +147,10 @@ class Flow:
 
     def _if(self, branch: Branch, paths: Paths) -> Paths:
         paths = self._events(branch.test, paths)
-        condition = self.graph.condition(branch.node.test)
+        condition = self.graph.condition(branch.condition)
         key, polarity = condition.key, condition.polarity
         self._condition_names.setdefault(key, condition.names)
-        implied = self.graph.conjuncts(branch.node.test)  # only an `and` chain, never negated, has any
+        implied = self.graph.conjuncts(branch.condition)  # only an `and` chain, never negated, has any
         if implied:
             self._implied.setdefault(key, implied)
         taken: set[Path] = set()

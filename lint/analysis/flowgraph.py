@@ -22,7 +22,7 @@ import libcst as cst
 
 from trainlint.analysis.literals import number_value
 from trainlint.analysis.scopes import and_operands
-from trainlint.analysis.walk import calls_in_order, iter_nodes, only
+from trainlint.analysis.walk import calls_in_order, children, iter_nodes, only
 from trainlint.semantic import SemanticModel
 
 Events = tuple[cst.CSTNode, ...]
@@ -45,7 +45,11 @@ class Exit(NamedTuple):
 
 
 class Branch(NamedTuple):
-    node: cst.If
+    """Paths part on the truth of `condition`: the test of an `if` or of `a if c
+    else b`, or the left operand of `and`/`or`, whose right operand runs only
+    after a true (`and`) or a false (`or`) left one."""
+
+    condition: cst.BaseExpression
     test: Events
     body: Block
     orelse: Branch | Block | None  # an `elif` is a Branch
@@ -230,9 +234,9 @@ class Program:
             if stmt not in live:
                 continue
             if type(stmt) is cst.SimpleStatementLine:
-                new = [self._small(small) for small in stmt.body if small in live]  # type: ignore[attr-defined]
+                new = [op for small in stmt.body if small in live for op in self._small(small)]  # type: ignore[attr-defined]
             elif isinstance(stmt, cst.BaseSmallStatement):
-                new = [self._small(stmt)]
+                new = self._small(stmt)
             else:
                 new = self._compound(stmt)
             for op in new:
@@ -242,19 +246,55 @@ class Program:
                     ops.append(op)
         return tuple(ops)
 
-    def _small(self, small: cst.CSTNode) -> Op:
-        events = self._calls(small)
+    def _small(self, small: cst.CSTNode) -> list[Op]:
+        ops = self._evaluation(small)
         if type(small) is cst.Return:
-            return Exit("return", events)
+            return _exit("return", ops)
         if type(small) is cst.Raise or (type(small) is cst.Assert and always_fails(small)):
-            return Exit("raise", events)
+            return _exit("raise", ops)
         if type(small) is cst.Break:
-            return Exit("break", ())
+            return [Exit("break", ())]
         if type(small) is cst.Continue:
-            return Exit("continue", ())
+            return [Exit("continue", ())]
         if small in self.relevant:
-            events = (*events, small)
-        return Step(events)
+            ops.append(Step((small,)))
+        return ops
+
+    def _evaluation(self, part: cst.CSTNode) -> list[Op]:
+        """The kept calls of `part` in evaluation order (see `calls_in_order`),
+        where an arm of `a if c else b` runs after its test and on some paths
+        only, as does the right operand of `and`/`or`: a Branch of the arms."""
+        ops: list[Op] = []
+        if part in self.live:
+            self._evaluate(part, ops)
+        return ops
+
+    def _evaluate(self, node: cst.CSTNode, ops: list[Op]) -> None:
+        live = self.live
+        kind = type(node)
+        if kind is cst.IfExp and (node.body in live or node.orelse in live):  # type: ignore[attr-defined]
+            self._evaluate(node.test, ops)  # type: ignore[attr-defined]
+            body, orelse = self._arm(node.body), self._arm(node.orelse)  # type: ignore[attr-defined]
+            ops.append(Branch(node.test, (), body, orelse or None))  # type: ignore[attr-defined]
+            return
+        if kind is cst.BooleanOperation and node.right in live:  # type: ignore[attr-defined]
+            self._evaluate(node.left, ops)  # type: ignore[attr-defined]
+            right = self._arm(node.right)  # type: ignore[attr-defined]
+            on_true = type(node.operator) is cst.And  # type: ignore[attr-defined]
+            ops.append(Branch(node.left, (), right, None) if on_true else Branch(node.left, (), (), right))  # type: ignore[attr-defined]
+            return
+        if node not in live:
+            return
+        for kid in children(node):
+            self._evaluate(kid, ops)
+        if kind is cst.Call and node in self.relevant:
+            if ops and type(ops[-1]) is Step:
+                ops[-1] = Step((*ops[-1].events, node))  # type: ignore[union-attr]
+            else:
+                ops.append(Step((node,)))
+
+    def _arm(self, part: cst.CSTNode) -> Block:
+        return tuple(self._evaluation(part))
 
     def _compound(self, stmt: cst.CSTNode) -> list[Op]:
         if type(stmt) is cst.If:
@@ -287,7 +327,14 @@ class Program:
             orelse = self._branch(stmt.orelse) if stmt.orelse in self.live else None
         elif stmt.orelse is not None:
             orelse = self._block(_statements(stmt.orelse.body)) or None
-        return Branch(stmt, self._calls(stmt.test), self._block(_statements(stmt.body)), orelse)
+        return Branch(stmt.test, self._calls(stmt.test), self._block(_statements(stmt.body)), orelse)
+
+
+def _exit(kind: str, ops: list[Op]) -> list[Op]:
+    """The statement that leaves by `kind`, after the evaluation of its value."""
+    if len(ops) == 1 and type(ops[0]) is Step:
+        return [Exit(kind, ops[0].events)]  # type: ignore[union-attr]
+    return [*ops, Exit(kind, ())]
 
 
 def always_fails(node: cst.CSTNode) -> bool:

@@ -113,3 +113,49 @@ def test_a_body_run_repeatedly_carries_its_late_facts_into_its_next_iteration() 
     loop = module.body[0]
     Flow(SemanticModel("paths.py", source, module), transfer).run_repeated(loop, loop.body)  # type: ignore[attr-defined]
     assert set(at_clip) == {frozenset(), frozenset({"scaled"})}
+
+
+def _seen(source: str) -> list[tuple[str, Facts]]:
+    """Each call of a plain name the flow reads (in the body of the first statement when
+    that defines a function), in order, with the names called before it on its path."""
+    module = cst.parse_module(source)
+    seen: list[tuple[str, Facts]] = []
+
+    def transfer(facts: Facts, node: cst.CSTNode) -> Facts:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            seen.append((node.func.value, facts))
+            return facts | {node.func.value}
+        return facts
+
+    function = module.body[0]
+    Flow(SemanticModel("paths.py", source, module), transfer).run(
+        function.body if isinstance(function, cst.FunctionDef) else module)
+    return seen
+
+
+def _before(seen: list[tuple[str, Facts]], name: str) -> set[Facts]:
+    return {facts for called, facts in seen if called == name}
+
+
+def test_the_arms_of_a_conditional_expression_are_alternatives_after_its_test() -> None:
+    seen = _seen("scale() if ready() else step()\nclip()\n")
+    assert [name for name, _ in seen][0] == "ready"  # the test runs first, though written between the arms
+    assert _before(seen, "step") == {frozenset({"ready"})}  # never after the other arm
+    assert _before(seen, "clip") == {frozenset({"ready", "scale"}), frozenset({"ready", "step"})}
+
+
+def test_a_conditional_expression_decides_its_test_for_later_ifs() -> None:
+    seen = _seen("scale() if amp else None\nif amp:\n    unscale()\nelse:\n    clip()\n")
+    assert _before(seen, "clip") == {frozenset()}
+
+
+def test_the_right_operand_of_and_or_runs_on_some_paths_only() -> None:
+    seen = _seen("amp and scale()\nclip()\n")
+    assert _before(seen, "clip") == {frozenset(), frozenset({"scale"})}
+    seen = _seen("done() or scale()\nclip()\n")
+    assert _before(seen, "clip") == {frozenset({"done"}), frozenset({"done", "scale"})}
+
+
+def test_a_conditional_expression_in_a_returned_value_runs_before_the_return() -> None:
+    seen = _seen("def f(amp):\n    return scale() if ready() else step()\n")
+    assert _before(seen, "step") == {frozenset({"ready"})}
