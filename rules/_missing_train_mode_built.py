@@ -316,7 +316,7 @@ def _module_maker(qualified: str) -> bool:
 
 
 def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
-    """`call` builds a new module of its own (see `_new_module`), handed nothing that is or
+    """`call` builds a new module of its own (see `new_module`), handed nothing that is or
     may reach a module from outside the function (see `_own_value`, `_setting_parameter`):
     not `nn.Sequential(self.backbone, nn.Linear(512, 10))` nor
     `create_feature_extractor(self.model, ...)`, whose module other code may switch, nor a
@@ -325,11 +325,11 @@ def _constructs_module(ctx: FileContext, call: cst.Call) -> bool:
         # `DDP(Net())` is the module it wraps: built here only where that one is
         wrapped = call.args[0].value if call.args else None
         return type(wrapped) is cst.Call and _constructs_module(ctx, wrapped)
-    return _new_module(ctx, call) and all(
+    return new_module(ctx, call) and all(
         _own_value(ctx, arg.value, set()) or _setting_parameter(ctx, call, arg) for arg in call.args)
 
 
-def _new_module(ctx: FileContext, call: cst.Call) -> bool:
+def new_module(ctx: FileContext, call: cst.Call) -> bool:
     """`call` makes a new module: a class of `torch.nn` (`nn.Linear(8, 8)`; a wrapper
     handed a module is read as that module before, see `module_behind`), a model of
     torchvision or timm, or a class of the file or of another module of the project that

@@ -4,10 +4,11 @@ from trainlint.analysis.flow import Facts
 from trainlint.analysis.loops import CallFlow, grad_mode_at, is_backward, lexical_grad_mode, mode_switch, optimizer_step
 from trainlint.analysis.phases import Flags, fixed_flags, flag_parameters, ruled_out
 from trainlint.analysis.scopes import argument_slots
+from trainlint.analysis.receivers import Binding
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
-from trainlint.analysis.training import code_bodies, method_call, replaced_parameter
+from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, replaced_parameter
 from trainlint.rule import Rule
-from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode
+from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode, new_module
 from trainlint.rules._missing_train_mode_calls import (
     evaluated_held_models,
     handed_away,
@@ -3253,6 +3254,105 @@ class MissingTrainMode(Rule):
         "for epoch in range(10):\n"
         "    run_epoch(\"train\", train_batches)\n"
         "    run_epoch(\"test\", test_batches)\n",
+        # a model added to another by a later statement is put back with it
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "net = torch.nn.Sequential()\n"
+        "net.add_module(\"body\", model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        net.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model held through a list handed to another is put back with it
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "layers = [model, torch.nn.ReLU()]\n"
+        "net = torch.nn.Sequential(*layers)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        net.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model set as another's attribute is put back with it
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "net = torch.nn.Module()\n"
+        "net.body = model\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        net.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model appended to another's list of modules is put back with it
+        "import torch\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "net = torch.nn.ModuleList()\n"
+        "net.append(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        net.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # two models of a function the rule cannot read may be one object
+        "import torch\n"
+        "model = build()\n"
+        "net = build()\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        net.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
 
     def finish(self) -> None:
@@ -3410,22 +3510,56 @@ class MissingTrainMode(Rule):
 
     def _separate_models(self, trained: cst.BaseExpression, eval_node: cst.CSTNode) -> bool:
         """The model put back in train mode (`ema.train()`) and the one `eval_node` put in
-        eval mode (`model.eval()`) are two objects: two names, each only ever assigned a
-        call that does not name the other (`ema = nn.Sequential(...)`)."""
+        eval mode (`model.eval()`) are two objects neither holds: two names, each its own
+        module (see `_own_module`). Otherwise (`net.add_module("m", model)`, `mods =
+        [model]`, `model = get_model()`) one may hold the other, and is put back with it."""
         evaluated = mode_switch(self.ctx, eval_node)
         if evaluated is None or type(trained) is not cst.Name or type(evaluated[0]) is not cst.Name:
             return False
-        names = (trained.value, evaluated[0].value)
-        if names[0] == names[1]:
+        if trained.value == evaluated[0].value:
             return False
-        for expr, other in ((trained, names[1]), (evaluated[0], names[0])):
-            binding = self.ctx.receivers.binding(expr)
-            values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
-            if not values or not all(type(value) is cst.Call and not any(
-                    type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
-                    for value in values):
-                return False
-        return True
+        return self._own_module(trained, evaluated[0].value) and self._own_module(evaluated[0], trained.value)
+
+    def _own_module(self, name: cst.Name, other: str) -> bool:
+        """`name`'s variable is only ever assigned a new module built here (`nn.Linear(2, 2)`,
+        `Net()`, see `new_module`) handed nothing spelled `other`, and is only ever read to
+        be called or to have a method called (`model(x)`, `model.parameters()`): never handed
+        on, stored, aliased or returned, so that no other object can hold it."""
+        binding = self.ctx.receivers.binding(name)
+        values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
+        if not values or not all(type(value) is cst.Call and new_module(self.ctx, value) and not any(
+                type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
+                for value in values):
+            return False
+        return all(self._read_in_place(node) for node in self.ctx.receivers.spelled(binding.name)
+                   if type(node) is cst.Name and self._reads_variable(node, binding))
+
+    def _reads_variable(self, node: cst.Name, binding: Binding) -> bool:
+        """`node` is the variable `binding`, not an attribute or keyword so spelled."""
+        parent = self.ctx.parent(node)
+        if (type(parent) is cst.Attribute and parent.attr is node) or (type(parent) is cst.Arg and parent.keyword is node):
+            return False
+        return self.ctx.receivers.binding(node) == binding
+
+    def _read_in_place(self, node: cst.Name) -> bool:
+        """`node` is assigned (`model = ...`), called (`model(x)`), or has a method called
+        whose result is not the module again, unless dropped (`model.parameters()`,
+        `model.eval()` alone)."""
+        parent = self.ctx.parent(node)
+        if type(parent) in (cst.AssignTarget, cst.AnnAssign) or (type(parent) is cst.Call and parent.func is node):
+            return True
+        call = self.ctx.parent(parent) if type(parent) is cst.Attribute else None
+        if type(call) is not cst.Call or call.func is not parent:
+            return False
+        return parent.attr.value not in MODULE_CHAIN or self._dropped(call)
+
+    def _dropped(self, value: cst.BaseExpression) -> bool:
+        """`value` is a statement's alone, maybe as an arm of a conditional expression or an
+        operand of and/or (`ema.train() if training else model.eval()`): nothing keeps it."""
+        parent = self.ctx.parent(value)
+        while type(parent) in (cst.IfExp, cst.BooleanOperation) and value is not getattr(parent, "test", None):
+            value, parent = parent, self.ctx.parent(parent)
+        return type(parent) is cst.Expr
 
     def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
         # the last eval() of a model decides its mode: an earlier one is moot
