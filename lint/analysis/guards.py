@@ -360,7 +360,7 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     """`node` runs under an `if` of its function that a value which may change from one
     iteration to the next must have passed a bound for (`if current_iter > 1:`, `if epoch
     >= 1 and ...:`, basicsr's guard; also `... if epoch > 0 else ...`, `epoch > 0 and ...`,
-    see `_passed_test`): the first iterations may skip it, so what it steps
+    see `passed_test`): the first iterations may skip it, so what it steps
     may follow their optimizer steps. A bound on a value that is the same on every
     iteration (`if args.warmup > 0:`, a constant of the module, a helper's parameter every
     call leaves to its default) holds on all of them or on none: it skips no first
@@ -371,7 +371,7 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
-        test = _passed_test(ancestor, child)
+        test = passed_test(ancestor, child)
         if test is not None and (any(may_change(ctx, ancestor, value) for value in _bounded_values(test))
                                  or _never_true(ctx, ancestor, test)):
             return True
@@ -379,7 +379,7 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     return False
 
 
-def _passed_test(branch: cst.CSTNode, child: cst.CSTNode) -> cst.BaseExpression | None:
+def passed_test(branch: cst.CSTNode, child: cst.CSTNode) -> cst.BaseExpression | None:
     """The test `child` of `branch` runs only after passing: that of `if test:` or of
     `child if test else ...` for their body, the left operand of `test and child`."""
     if type(branch) in (cst.If, cst.IfExp) and child is branch.body:  # type: ignore[attr-defined]
