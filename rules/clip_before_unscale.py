@@ -852,6 +852,36 @@ class ClipBeforeUnscale(Rule):
         '    def after_backward(self):\n'
         '        super().after_backward()\n'
         '        print("clipped")\n',
+        # a scaler that always scales (no `enabled=`), unscaled only when a flag is on: with
+        # the flag off the clip sees scaled gradients; nor does the wrong arm or operand unscale
+        'import torch\n'
+        'def train(model, opt, loader, amp):\n'
+        '    scaler = torch.amp.GradScaler()\n'
+        '    for x, y in loader:\n'
+        '        opt.zero_grad()\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        scaler.unscale_(opt) if amp else None\n'
+        '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n'
+        '        scaler.step(opt)\n'
+        '        scaler.update()\n'
+        'def wrong_arm(model, opt, loader, amp):\n'
+        '    scaler = torch.amp.GradScaler("cuda", enabled=amp)\n'
+        '    for x, y in loader:\n'
+        '        opt.zero_grad()\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        scaler.unscale_(opt) if not amp else None\n'
+        '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n'
+        '        scaler.step(opt)\n'
+        '        scaler.update()\n'
+        'def wrong_operand(model, opt, loader, amp):\n'
+        '    scaler = torch.amp.GradScaler("cuda", enabled=amp)\n'
+        '    for x, y in loader:\n'
+        '        opt.zero_grad()\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        amp or scaler.unscale_(opt)\n'
+        '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL101\n'
+        '        scaler.step(opt)\n'
+        '        scaler.update()\n',
     )
     good = (
         # the helper unscales before it clips
@@ -1261,6 +1291,48 @@ class ClipBeforeUnscale(Rule):
         'class ClippingTrainer(Trainer):\n'
         '    def after_backward(self):\n'
         '        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)\n',
+        # the flag-guarded `unscale_` of a scaler enabled by that flag, written as a conditional
+        # expression (`... if amp else None`, `... if not amp else ...`) inside the step's `if`
+        'import torch\n'
+        'def train(model, opt, loader, accum, amp):\n'
+        '    scaler = torch.amp.GradScaler("cuda", enabled=amp)\n'
+        '    for i, (x, y) in enumerate(loader):\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        if (i + 1) % accum == 0:\n'
+        '            scaler.unscale_(opt) if amp else None\n'
+        '            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n'
+        '            scaler.step(opt)\n'
+        '            scaler.update()\n'
+        '            opt.zero_grad()\n'
+        'def negated(model, opt, loader, amp):\n'
+        '    scaler = torch.amp.GradScaler("cuda", enabled=amp)\n'
+        '    for x, y in loader:\n'
+        '        opt.zero_grad()\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        None if not amp else scaler.unscale_(opt)\n'
+        '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n'
+        '        scaler.step(opt)\n'
+        '        scaler.update()\n',
+        # ... and as the right operand of `amp and ...` / `not amp or ...`
+        'import torch\n'
+        'def train(model, opt, loader, amp):\n'
+        '    scaler = torch.amp.GradScaler("cuda", enabled=amp)\n'
+        '    for x, y in loader:\n'
+        '        opt.zero_grad()\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        amp and scaler.unscale_(opt)\n'
+        '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n'
+        '        scaler.step(opt)\n'
+        '        scaler.update()\n'
+        'def negated(model, opt, loader, amp):\n'
+        '    scaler = torch.amp.GradScaler("cuda", enabled=amp)\n'
+        '    for x, y in loader:\n'
+        '        opt.zero_grad()\n'
+        '        scaler.scale(torch.nn.functional.mse_loss(model(x), y)).backward()\n'
+        '        not amp or scaler.unscale_(opt)\n'
+        '        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n'
+        '        scaler.step(opt)\n'
+        '        scaler.update()\n',
     )
 
     def finish(self) -> None:
@@ -1486,10 +1558,11 @@ class ClipBeforeUnscale(Rule):
 
     def _unscaled_when_enabled(self, clip: cst.CSTNode, scaler: Binding) -> bool:
         """`scaler` is built once, with `enabled=` a flag (`GradScaler(enabled=use_amp)`),
-        and an `if` on that same flag alone unscales it for the optimizer it steps just
-        before the clip, in the same block, with no backward pass between them (`if
-        use_amp: scaler.unscale_(opt)`): where the flag is off the scaler scales nothing,
-        so the gradients the clip sees are never scaled."""
+        and a statement that runs only where that same flag is on unscales it for the
+        optimizer it steps just before the clip, in the same block, with no backward pass
+        between them (`if use_amp: scaler.unscale_(opt)`, `use_amp and scaler.unscale_(opt)`;
+        see `_run_when_on`): where the flag is off the scaler scales nothing, so the
+        gradients the clip sees are never scaled."""
         values = self.ctx.receivers.assigned(scaler)
         if len(values) != 1 or type(values[0]) is not cst.Call:
             return False
@@ -1500,15 +1573,39 @@ class ClipBeforeUnscale(Rule):
             return False
         stepped = self._step_targets_in(clip, scaler)
         for earlier in reversed(block.body[:block.body.index(statement)]):  # type: ignore[arg-type]
-            if type(earlier) is cst.If and earlier.orelse is None and self._same_flag(earlier.test, enabled.value):
-                if any(self.ctx.receivers.binding(target) == scaler and node.value.args  # type: ignore[attr-defined]
-                       and self.ctx.code(node.value.args[0].value) in stepped  # type: ignore[attr-defined]
-                       for node in simple_statements(earlier.body)
-                       if type(node) is cst.Expr and (target := method_call(node.value, "unscale_")) is not None):
-                    return True
+            if any(self.ctx.receivers.binding(target) == scaler and call.args  # type: ignore[attr-defined]
+                   and self.ctx.code(call.args[0].value) in stepped  # type: ignore[attr-defined]
+                   for call in self._run_when_on(earlier, enabled.value)
+                   if (target := method_call(call, "unscale_")) is not None):
+                return True
             if any(is_backward(node) or clears_grads(self.ctx, node) for node in self.ctx.subtree(earlier)):
                 return False
         return False
+
+    def _run_when_on(self, statement: cst.BaseStatement, flag: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """The expression statements `statement` runs only where `flag` is on: the body of
+        `if flag:` with no `else`, the chosen arm of `call if flag else other` (`other if not
+        flag else call`), the right operand of `flag and call` (`not flag or call`)."""
+        if type(statement) is cst.If:
+            if statement.orelse is None and self._reads_flag(statement.test, flag, True):
+                return [node.value for node in simple_statements(statement.body) if type(node) is cst.Expr]
+            return []
+        run: list[cst.BaseExpression] = []
+        for node in simple_statements(statement) if type(statement) is cst.SimpleStatementLine else ():
+            value = node.value if type(node) is cst.Expr else None
+            if type(value) is cst.IfExp:
+                run += [arm for arm, on in ((value.body, True), (value.orelse, False))
+                        if self._reads_flag(value.test, flag, on)]
+            elif type(value) is cst.BooleanOperation:
+                on = type(value.operator) is cst.And
+                run += [value.right] if self._reads_flag(value.left, flag, on) else []
+        return run
+
+    def _reads_flag(self, test: cst.BaseExpression, flag: cst.BaseExpression, on: bool) -> bool:
+        """`test` is true exactly where `flag` is `on`: `flag` itself, or `not flag` for off."""
+        if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+            return self._reads_flag(test.expression, flag, not on)
+        return on and self._same_flag(test, flag)
 
     def _step_targets_in(self, clip: cst.CSTNode, scaler: Binding) -> set[str]:
         """The optimizers (as written) `scaler.step(...)` steps in the clip's function."""

@@ -446,6 +446,18 @@ class SchedulerBeforeOptimizer(Rule):
         "        opt.zero_grad()\n"
         "        criterion(model(x), y).backward()\n"
         "        opt.step()\n",
+        # the step in the arm the first epoch takes, or after a bound on a setting no epoch changes
+        "import torch\n"
+        "def train(model, loader, criterion, epochs, warmup):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for epoch in range(epochs):\n"
+        "        None if epoch > 0 else scheduler.step()  # expect: TL404\n"
+        "        warmup > 0 and scheduler.step()  # expect: TL404\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n",
     )
     good = (
         # per-epoch scheduler step after the batch loop (the chapter's template)
@@ -815,6 +827,18 @@ class SchedulerBeforeOptimizer(Rule):
         "        criterion(model(x), y).backward()\n"
         "        sched.step()\n"
         "        opt.step()\n",
+        # the epoch bound written as a conditional expression or an `and`: the first epoch skips it
+        "import torch\n"
+        "def train(model, loader, criterion, epochs):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30)\n"
+        "    for epoch in range(epochs):\n"
+        "        scheduler.step() if epoch > 0 else None\n"
+        "        epoch > 0 and scheduler.step()\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            criterion(model(x), y).backward()\n"
+        "            optimizer.step()\n",
     )
 
     def finish(self) -> None:

@@ -355,6 +355,17 @@ class StepBypassesScaler(Rule):
         "        amp.backward(model(x).mean())\n"
         "        optimizer.step()  # expect: TL105\n"
         "        optimizer.zero_grad()\n",
+        # only the clip is conditional (`... and clip_grad_norm_(...)`), not the plain step after `unscale_`
+        "import torch\n"
+        "def train(model, opt, loader, clip):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.unscale_(opt)\n"
+        "        clip and torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+        "        opt.step()  # expect: TL105\n"
+        "        scaler.update()\n",
     )
     good = (
         "import torch\n"
@@ -616,6 +627,17 @@ class StepBypassesScaler(Rule):
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opt) if amp else opt.step()\n"
         "        scaler.update()\n",
+        # a plain step after `unscale_` under a test written as `and` (`finite and opt.step()`)
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.unscale_(opt)\n"
+        "        grads_ok = all(p.grad is not None for p in model.parameters())\n"
+        "        grads_ok and opt.step()\n"
+        "        scaler.update()\n",
     )
 
     def finish(self) -> None:
@@ -793,15 +815,21 @@ class StepBypassesScaler(Rule):
 
     def _checked_between(self, unscale: cst.Call, step: cst.Call) -> bool:
         """Code between `scaler.unscale_(opt)` and a plain `opt.step()` that may test
-        the gradients for inf/NaN: the step in an `if` the unscale_ is not in, an `if`
+        the gradients for inf/NaN: the step in an `if` the unscale_ is not in (or in an arm of
+        `... if ... else ...`, the right operand of `and`/`or`), an `if`
         that leaves the iteration or the function, or a call or a name that speaks of
         finiteness (see `_CHECK_WORDS`)."""
         around_unscale = {id(ancestor) for ancestor in self.ctx.ancestors(unscale)}
+        child: cst.CSTNode = step
         for ancestor in self.ctx.ancestors(step):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Module):
                 break
-            if type(ancestor) is cst.If and id(ancestor) not in around_unscale:
+            # also a conditional expression's arm or the right operand of `and`/`or` (`finite and opt.step()`)
+            conditional = type(ancestor) in (cst.If, cst.IfExp) or (
+                type(ancestor) is cst.BooleanOperation and child is ancestor.right)  # type: ignore[attr-defined]
+            if conditional and id(ancestor) not in around_unscale:
                 return True
+            child = ancestor
         nodes = self.ctx.nodes()
         for node in nodes[self.ctx.subtree_end(unscale) + 1:self.ctx.order_index(step)]:
             if type(node) is cst.Name and _CHECK_WORDS.search(node.value):

@@ -3,6 +3,7 @@ import libcst as cst
 from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
 from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
+from trainlint.analysis.guards import passed_test
 from trainlint.analysis.loops import (
     clears_grads,
     hands_an_optimizer,
@@ -669,6 +670,15 @@ class ZeroGradBeforeStep(Rule):
         "        model.scale.grad.zero_()  # expect: TL402\n"
         "        optimizer.step()\n"
         "        tuned.step()\n",
+        # every parameter's gradient cleared, whether guarded by an `and` on its presence or by an `if`
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        for p in model.parameters():\n"
+        "            p.grad is not None and p.grad.zero_()  # expect: TL402\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1308,6 +1318,17 @@ class ZeroGradBeforeStep(Rule):
         "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
         "        model.temperature.grad.zero_()\n"
         "        optimizer.step()\n",
+        # the part a test of each parameter's name picks, cleared through an `and` (SwAV's
+        # prototypes frozen for the first iterations): the step applies the rest
+        "import torch\n"
+        "def train(model, opt, loader, freeze_iters):\n"
+        "    for it, (x, y) in enumerate(loader):\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        if it < freeze_iters:\n"
+        "            for name, p in model.named_parameters():\n"
+        "                'prototypes' in name and p.grad.zero_()\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1502,14 +1523,18 @@ class ZeroGradBeforeStep(Rule):
 
     def _some_parameters(self, node: cst.CSTNode) -> bool:
         """A clear of the parameters a condition picks in the loop over them
-        (`if "prototypes" in name: p.grad = None`): freezing a part for a while,
+        (`if "prototypes" in name: p.grad = None`, `"prototypes" in name and
+        p.grad.zero_()`): freezing a part for a while,
         while the step applies the rest."""
         if method_call(node, "zero_grad") is not None:
             return False
         tests = []
+        child = node
         for ancestor in self.ctx.ancestors(node):
             if type(ancestor) is cst.If:
                 tests.append(ancestor.test)
+            elif (test := passed_test(ancestor, child)) is not None:  # `"prototypes" in name and p.grad.zero_()`
+                tests.append(test)
             elif type(ancestor) is cst.For:
                 if not tests or method_call(ancestor.iter, "parameters", "named_parameters") is None:
                     return False
@@ -1520,6 +1545,7 @@ class ZeroGradBeforeStep(Rule):
                            and not _only_presence(test) for test in tests)
             elif type(ancestor) in (cst.While, cst.FunctionDef):
                 return False
+            child = ancestor
         return False
 
     def _through(self, facts: Facts, call: cst.Call, summary: Summary) -> Facts:

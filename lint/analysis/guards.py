@@ -359,7 +359,8 @@ def tests_a_remainder(test: cst.BaseExpression) -> bool:
 def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     """`node` runs under an `if` of its function that a value which may change from one
     iteration to the next must have passed a bound for (`if current_iter > 1:`, `if epoch
-    >= 1 and ...:`, basicsr's guard): the first iterations may skip it, so what it steps
+    >= 1 and ...:`, basicsr's guard; also `... if epoch > 0 else ...`, `epoch > 0 and ...`,
+    see `passed_test`): the first iterations may skip it, so what it steps
     may follow their optimizer steps. A bound on a value that is the same on every
     iteration (`if args.warmup > 0:`, a constant of the module, a helper's parameter every
     call leaves to its default) holds on all of them or on none: it skips no first
@@ -370,27 +371,37 @@ def skipped_at_first(ctx: FileContext, node: cst.CSTNode) -> bool:
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             return False
-        if type(ancestor) is cst.If and child is ancestor.body and (any(
-                may_change(ctx, ancestor, value) for value in _bounded_values(ancestor.test))
-                or _never_true(ctx, ancestor)):
+        test = passed_test(ancestor, child)
+        if test is not None and (any(may_change(ctx, ancestor, value) for value in _bounded_values(test))
+                                 or _never_true(ctx, ancestor, test)):
             return True
         child = ancestor
     return False
 
 
-def _never_true(ctx: FileContext, branch: cst.If) -> bool:
-    """A parameter that `branch` bounds is given, by every call of the file, a number (or
-    None) that fails the bound: written in the call (`step_schedule(sched, 0)`), left to the
-    default (`epoch=0` of `if epoch > 0:`), or handed on from a caller's own such value
-    (`def warm(sched, e=0): step_schedule(sched, e)`): the branch never runs."""
+def passed_test(branch: cst.CSTNode, child: cst.CSTNode) -> cst.BaseExpression | None:
+    """The test `child` of `branch` runs only after passing: that of `if test:` or of
+    `child if test else ...` for their body, the left operand of `test and child`."""
+    if type(branch) in (cst.If, cst.IfExp) and child is branch.body:  # type: ignore[attr-defined]
+        return branch.test  # type: ignore[attr-defined]
+    if type(branch) is cst.BooleanOperation and type(branch.operator) is cst.And and child is branch.right:
+        return branch.left
+    return None
+
+
+def _never_true(ctx: FileContext, branch: cst.CSTNode, test: cst.BaseExpression) -> bool:
+    """A parameter that `test` of `branch` bounds is given, by every call of the file, a
+    number (or None) that fails the bound: written in the call (`step_schedule(sched, 0)`),
+    left to the default (`epoch=0` of `if epoch > 0:`), or handed on from a caller's own
+    such value (`def warm(sched, e=0): step_schedule(sched, e)`): the branch never runs."""
     function = ctx.enclosing_function(branch)
     if function is None:
         return False
-    for value in _bounded_values(branch.test):
+    for value in _bounded_values(test):
         if not _a_parameter_of(ctx, value, function):
             continue
         constants = reaching_constants(ctx, branch, value)
-        tests = bound_tests(branch.test, value.value)  # type: ignore[attr-defined]
+        tests = bound_tests(test, value.value)  # type: ignore[attr-defined]
         if constants and all(fails_for(tests, constant) for constant in constants):
             return True
     return False
