@@ -366,6 +366,16 @@ class StepBypassesScaler(Rule):
         "        clip and torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
         "        opt.step()  # expect: TL105\n"
         "        scaler.update()\n",
+        # a step in the test of a conditional expression always runs: it is no arm
+        "import torch\n"
+        "def train(model, opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    for x in loader:\n"
+        "        opt.zero_grad()\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.unscale_(opt)\n"
+        "        print('stepped') if opt.step() is None else None  # expect: TL105\n"
+        "        scaler.update()\n",
     )
     good = (
         "import torch\n"
@@ -825,7 +835,8 @@ class StepBypassesScaler(Rule):
             if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Module):
                 break
             # also a conditional expression's arm or the right operand of `and`/`or` (`finite and opt.step()`)
-            conditional = type(ancestor) in (cst.If, cst.IfExp) or (
+            conditional = type(ancestor) is cst.If or (
+                type(ancestor) is cst.IfExp and child is not ancestor.test) or (  # type: ignore[attr-defined]
                 type(ancestor) is cst.BooleanOperation and child is ancestor.right)  # type: ignore[attr-defined]
             if conditional and id(ancestor) not in around_unscale:
                 return True

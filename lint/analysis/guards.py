@@ -477,14 +477,15 @@ _BOUND_OPERATORS = {cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.IsNot:
 
 
 def guard_tests(ctx: FileContext, node: cst.CSTNode, name: str) -> tuple[tuple[str, str], ...]:
-    """`bound_tests` of each `if` of its function that holds `node` in its body."""
+    """`bound_tests` of each test of its function that `node` runs only after passing
+    (`passed_test`: an `if`, an arm of `... if ... else ...`, the right operand of `and`)."""
     found: list[tuple[str, str]] = []
     child = node
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             break
-        if type(ancestor) is cst.If and child is ancestor.body:
-            found += bound_tests(ancestor.test, name)
+        if (test := passed_test(ancestor, child)) is not None:
+            found += bound_tests(test, name)
         child = ancestor
     return tuple(dict.fromkeys(found))
 
@@ -502,8 +503,8 @@ def passes_by_default(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
 
 
 def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
-    """The parameter of `node`'s function that an `if` of the function holds `node` to a
-    bound on, when that alone may skip it and only a caller can tell whether its value
+    """The parameter of `node`'s function that a test of the function (`passed_test`)
+    holds `node` to a bound on, when that alone may skip it and only a caller can tell whether its value
     changes between iterations, or whether it passes: a helper another module's loop
     calls (`step_schedule(scheduler, cfg.start)`), running no loop of its own around
     `node` and never rebinding the parameter; what the calls of its own file give it
@@ -518,8 +519,8 @@ def caller_bound(ctx: FileContext, node: cst.CSTNode) -> str | None:
     for ancestor in ctx.ancestors(node):
         if type(ancestor) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
             break
-        if type(ancestor) is cst.If and child is ancestor.body:
-            for value in _bounded_values(ancestor.test):
+        if (test := passed_test(ancestor, child)) is not None:
+            for value in _bounded_values(test):
                 if _a_parameter_of(ctx, value, function):
                     bounds.add(value.value)  # type: ignore[attr-defined]
                 elif may_change(ctx, ancestor, value):

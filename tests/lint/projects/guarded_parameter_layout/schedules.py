@@ -6,3 +6,11 @@ counter does; a setting, the same on every epoch, does not)."""
 def step_schedule(sched, start):
     if start > 0:
         sched.step()
+
+
+def step_schedule_when(sched, start):
+    start > 0 and sched.step()
+
+
+def step_schedule_unless_first(sched, start):
+    sched.step() if start > 0 else None
