@@ -302,15 +302,10 @@ def _built_here(ctx: FileContext, model: Binding) -> bool:
 # what calls of these build: a new module, of its maker's code (no hook of the caller's)
 _MODULE_MAKERS = ("torchvision.models.", "timm.models.")
 _MODULE_FACTORIES = frozenset({"timm.create_model"})
-# classes of `torch.nn` whose instances are no module built here: a tensor, a
-# sequence of `torch.nn.utils`, or a wrapper of a module given (it is that one)
-_NOT_BUILT = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.", "torch.nn.utils.")
-
-
 def _module_maker(qualified: str) -> bool:
-    """`qualified` builds a new module when called: a class of `torch.nn` (not a
-    tensor's, a utility's or a wrapper's), a model of torchvision or timm."""
-    if qualified.startswith(_NOT_BUILT) or qualified in MODULE_WRAPPERS:
+    """`qualified` builds a new module when called: a module class of `torch.nn` (not a
+    wrapper's: what it wraps is the module, built here or not), a model of torchvision or timm."""
+    if qualified in MODULE_WRAPPERS:
         return False
     return is_torch_nn_class(qualified) or qualified.startswith(_MODULE_MAKERS) or qualified in _MODULE_FACTORIES
 

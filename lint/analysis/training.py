@@ -51,11 +51,17 @@ def unchain_module(expr: cst.BaseExpression) -> cst.BaseExpression:
         expr = inner
 
 
+# classes of `torch.nn` that are no modules: a tensor's, or a sequence's of `torch.nn.utils`
+_NOT_MODULES = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.", "torch.nn.utils.")
+
+
 def is_torch_nn_class(qualified: str | None) -> bool:
-    """`qualified` names a class of `torch.nn` (`torch.nn.Linear`, `torch.nn.Module`): a
-    new module where it is called, a module class where it is a base; not one of its
-    functions or submodules (`torch.nn.functional.relu`, `torch.nn.init.zeros_`)."""
-    return qualified is not None and qualified.startswith("torch.nn.") and qualified.rsplit(".", 1)[-1][:1].isupper()
+    """`qualified` names a module class of `torch.nn` (`torch.nn.Linear`, `torch.nn.Module`):
+    a module where it is called, a module class where it is a base; not one of its
+    functions or submodules (`torch.nn.functional.relu`, `torch.nn.init.zeros_`), nor a
+    class whose instances are no module (`torch.nn.Parameter`, `torch.nn.utils.rnn.PackedSequence`)."""
+    return (qualified is not None and qualified.startswith("torch.nn.") and not qualified.startswith(_NOT_MODULES)
+            and qualified.rsplit(".", 1)[-1][:1].isupper())
 
 
 # wrappers whose `zero_grad()`, `parameters()` and `train()` are the wrapped module's
