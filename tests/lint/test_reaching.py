@@ -1,0 +1,129 @@
+"""`always_before` and `reaching` tell which bindings of a variable may give it its
+value where it is read: the last one that always runs before the read (a plain
+statement of a block around it, the `for` or `with` whose header binds it), those
+after it, and, in a loop, those later in the loop that come back to the read
+without passing it again."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Callable
+
+import libcst as cst
+import pytest
+
+from trainlint.analysis.dataflow import always_before, reaching
+from trainlint.context import FileContext
+
+
+def _model(source: str) -> FileContext:
+    source = textwrap.dedent(source)
+    return FileContext("t.py", source, cst.parse_module(source))
+
+
+def _read(ctx: FileContext, statement: str) -> cst.Name:
+    """The read of `x` in the statement spelled `statement` (`use(x)`)."""
+    call = next(node for node in ctx.nodes_of(cst.Call) if ctx.code(node) == statement)
+    return next(node for node in ctx.subtree(call) if type(node) is cst.Name and node.value == "x")
+
+
+def _bindings(ctx: FileContext) -> list[cst.CSTNode]:
+    """The names `x` bound: assignment, loop and `with` targets."""
+    targets = [target for node in ctx.nodes_of(cst.AssignTarget, cst.For, cst.AsName)
+               for target in [node.target if type(node) is not cst.AsName else node.name]]  # type: ignore[attr-defined]
+    return [target for target in targets if type(target) is cst.Name and target.value == "x"]
+
+
+def _found(ctx: FileContext, statement: str, ask: Callable[..., list[cst.CSTNode]]) -> list[int]:
+    """The bindings of `x` that `ask` gives for its read in `statement`, by their place
+    among all of them in source order."""
+    bindings = _bindings(ctx)
+    found = ask(ctx, _read(ctx, statement), bindings)
+    return [index for index, binding in enumerate(bindings) if binding in found]
+
+
+@pytest.mark.parametrize("source", [
+    # a loop's target is bound before each run of its body
+    """
+    def f(xs):
+        x = None
+        for x in xs:
+            use(x)
+    """,
+    # a `with` binds its name before its body, and before what follows it
+    """
+    def f(opener):
+        x = None
+        with opener() as x:
+            use(x)
+    """,
+    """
+    def f(opener):
+        x = None
+        with opener() as x:
+            pass
+        use(x)
+    """,
+])
+def test_a_header_binding_always_runs_before_its_body(source: str) -> None:
+    ctx = _model(source)
+    assert _found(ctx, "use(x)", always_before) == [0, 1]
+    assert _found(ctx, "use(x)", reaching) == [1]
+
+
+@pytest.mark.parametrize("source", [
+    # the `else` of a loop, or after it: the loop may have run no iteration
+    """
+    def f(xs):
+        x = None
+        for x in xs:
+            pass
+        else:
+            use(x)
+    """,
+    # the iterable is read before the loop binds its target
+    """
+    def f(xs):
+        x = xs
+        for x in use(x):
+            pass
+    """,
+])
+def test_a_loop_target_is_not_always_bound_outside_its_body(source: str) -> None:
+    ctx = _model(source)
+    assert _found(ctx, "use(x)", always_before) == [0]
+
+
+def test_a_binding_that_reads_itself_in_a_loop_reads_its_value_of_the_pass_before() -> None:
+    ctx = _model("""
+    def f(parts):
+        x = 0
+        for part in parts:
+            x = use(x) + part
+    """)
+    assert _found(ctx, "use(x)", always_before) == [0]
+    assert _found(ctx, "use(x)", reaching) == [0, 1]
+
+
+def test_a_later_binding_in_a_loop_is_cut_off_by_an_always_run_binding_inside_it() -> None:
+    ctx = _model("""
+    def f(steps):
+        for step in steps:
+            for part in step:
+                x = part
+                use(x)
+            x = step
+    """)
+    assert _found(ctx, "use(x)", reaching) == [0]
+
+
+def test_a_later_binding_in_a_loop_reaches_back_when_nothing_in_it_binds_first() -> None:
+    ctx = _model("""
+    def f(steps, first):
+        x = first
+        for step in steps:
+            for part in step:
+                use(x)
+            x = step
+    """)
+    assert _found(ctx, "use(x)", reaching) == [0, 1]
