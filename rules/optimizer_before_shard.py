@@ -53,7 +53,9 @@ class OptimizerBeforeShard(Rule):
     (`model_without_ddp = model`). Parameter groups are followed through the
     variables they are built in (what each holds where it is read: its last
     assignment always run before, `params = filter(f, params)` reading the
-    one before it; any of those assigned in branches), not into helper functions. Sharding
+    one before it; any of those assigned in branches, and those assigned
+    later in a loop that comes back to it without passing that last one),
+    not into helper functions. Sharding
     submodules of a model whose optimizer already exists (`fully_shard(layer)`
     in a loop), wrapping done in a helper function, and optimizers built in
     another function are not followed.
@@ -119,6 +121,17 @@ class OptimizerBeforeShard(Rule):
         "    opt = torch.optim.AdamW(params, lr=cfg.lr)\n"
         "    fully_shard(model)  # expect: TL306\n"
         "    return model, opt\n",
+        # the next pass of the loop builds an optimizer from the backbone's parameters, bound after the first
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, head, stages):\n"
+        "    optimizers = []\n"
+        "    params = list(head.parameters())\n"
+        "    for stage in stages:\n"
+        "        optimizers.append(torch.optim.AdamW(params, lr=1e-3))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)  # expect: TL306\n"
+        "    return optimizers\n",
     )
     good = (
         "import torch\n"
@@ -186,6 +199,20 @@ class OptimizerBeforeShard(Rule):
         "    params = list(backbone.parameters())\n"
         "    fully_shard(backbone)\n"
         "    return opt, params\n",
+        # each head's optimizer is built from the head's parameters, bound in the inner loop
+        # on every way back to it: the backbone's, bound after it, never reach it
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, heads, stages):\n"
+        "    optimizers = []\n"
+        "    for stage in stages:\n"
+        "        for head in heads[stage]:\n"
+        "            params = list(head.parameters())\n"
+        "            optimizers.append(torch.optim.AdamW(params, lr=1e-3))\n"
+        "        params = list(backbone.parameters())\n"
+        "        print(stage, sum(p.numel() for p in params))\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizers\n",
     )
 
     def finish(self) -> None:
