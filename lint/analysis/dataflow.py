@@ -369,28 +369,48 @@ def _runs_before(ctx: FileContext, value: cst.CSTNode) -> tuple[cst.CSTNode | No
     """The blocks whose every run the statement binding `value` precedes: the block
     holding it, for a plain statement; the body, for a `for` binding its target (the
     `for` itself, or a node of its target: bound anew before each run of the body); the
-    body and the block holding it, for a `with` binding its items' names (its header
-    always runs); none for any other statement (a branch's test, a loop's iterable, run
-    once before all iterations)."""
+    body, for a `with` binding its items' names (the body runs only once every header
+    has), and the block holding it too for its first item's (a later item's may raise
+    into an earlier item that suppresses it: `with suppress(E), g() as x:`); none for
+    any other statement (a branch's test, a loop's iterable, run once before all
+    iterations), nor for a name bound where its statement may skip it (see
+    `_may_skip`)."""
     child = value
     for node in (value, *ctx.ancestors(value)):
+        if _may_skip(node, child):
+            return ()
         if type(node) is cst.SimpleStatementLine:
             return (ctx.parent(node),)
         if type(node) is cst.For:
             return (node.body,) if child is node or child is node.target else ()
         if type(node) is cst.With:
-            return (node.body, ctx.parent(node)) if any(child is item for item in node.items) else ()
+            if child is node.items[0]:
+                return (node.body, ctx.parent(node))
+            return (node.body,) if any(child is item for item in node.items) else ()
         if isinstance(node, cst.BaseStatement):
             return ()
         child = node
     return ()
 
 
+def _may_skip(node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """Whether `node` may run without evaluating its part `child` (a walrus there may
+    not bind): the right operand of `and` / `or`, an arm of `a if c else b`, what a
+    comprehension computes for each item (it may have none) and a lambda's body (run
+    when called, if ever)."""
+    if type(node) is cst.BooleanOperation:
+        return child is node.right
+    if type(node) is cst.IfExp:
+        return child is not node.test
+    return child is not node and type(node) in (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)
+
+
 def always_before(ctx: FileContext, use: cst.CSTNode, values: Sequence[_Node]) -> list[_Node]:
     """The values among `values` bound, in `use`'s function, by a statement that always
     runs before `use`: a plain statement of a block around it, before it, a `for` whose
-    body holds `use` (`for x in xs: use(x)`), or a `with` whose body or block holds it
-    (`with f() as x: use(x)`)."""
+    body holds `use` (`for x in xs: use(x)`), or a `with` whose body holds it (`with
+    f() as x: use(x)`), or whose block does when `x` is its first item's name (see
+    `_runs_before`)."""
     function = ctx.enclosing_function(use)
     around = set(ctx.ancestors(use))
     at = ctx.order_index(use)

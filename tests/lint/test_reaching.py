@@ -28,10 +28,11 @@ def _read(ctx: FileContext, statement: str) -> cst.Name:
 
 
 def _bindings(ctx: FileContext) -> list[cst.CSTNode]:
-    """The names `x` bound: assignment, loop and `with` targets."""
-    targets = [target for node in ctx.nodes_of(cst.AssignTarget, cst.For, cst.AsName)
+    """The names `x` bound: assignment, loop, walrus and `with` targets, in source order."""
+    targets = [target for node in ctx.nodes_of(cst.AssignTarget, cst.For, cst.NamedExpr, cst.AsName)
                for target in [node.target if type(node) is not cst.AsName else node.name]]  # type: ignore[attr-defined]
-    return [target for target in targets if type(target) is cst.Name and target.value == "x"]
+    named = [target for target in targets if type(target) is cst.Name and target.value == "x"]
+    return sorted(named, key=ctx.order_index)
 
 
 def _found(ctx: FileContext, statement: str, ask: Callable[..., list[cst.CSTNode]]) -> list[int]:
@@ -92,6 +93,80 @@ def test_a_header_binding_always_runs_before_its_body(source: str) -> None:
 def test_a_loop_target_is_not_always_bound_outside_its_body(source: str) -> None:
     ctx = _model(source)
     assert _found(ctx, "use(x)", always_before) == [0]
+
+
+@pytest.mark.parametrize("source", [
+    # a later item's `__enter__` may raise into an earlier one that suppresses it,
+    # skipping the body and the binding
+    """
+    def f(opener):
+        x = None
+        with suppress(OSError), opener() as x:
+            pass
+        use(x)
+    """,
+    # a walrus bound only when the left operand lets the right one run
+    """
+    def f(ready):
+        x = None
+        ok = ready and (x := fetch())
+        use(x)
+    """,
+    # ... or in the arm a condition picks
+    """
+    def f(ready):
+        x = None
+        y = (x := fetch()) if ready else None
+        use(x)
+    """,
+    # ... or for each item of a comprehension, which may have none
+    """
+    def f(items):
+        x = None
+        ys = [(x := item) for item in items]
+        use(x)
+    """,
+])
+def test_a_binding_its_statement_may_skip_does_not_always_run(source: str) -> None:
+    ctx = _model(source)
+    assert _found(ctx, "use(x)", always_before) == [0]
+    assert _found(ctx, "use(x)", reaching) == [0, 1]
+
+
+@pytest.mark.parametrize("source", [
+    # the first item's name is bound once its header ran: nothing before it can suppress
+    """
+    def f(opener):
+        x = None
+        with opener() as x, suppress(OSError):
+            pass
+        use(x)
+    """,
+    # every item's name is bound in the body: it runs only once every header has
+    """
+    def f(opener):
+        x = None
+        with suppress(OSError), opener() as x:
+            use(x)
+    """,
+    # a walrus in a short-circuit's left operand, or a condition's test, always runs
+    """
+    def f(ready):
+        x = None
+        ok = (x := fetch()) and ready
+        use(x)
+    """,
+    """
+    def f(ready):
+        x = None
+        y = ready if (x := fetch()) else None
+        use(x)
+    """,
+])
+def test_a_binding_its_statement_always_reaches_runs_before(source: str) -> None:
+    ctx = _model(source)
+    assert _found(ctx, "use(x)", always_before) == [0, 1]
+    assert _found(ctx, "use(x)", reaching) == [1]
 
 
 def test_a_binding_that_reads_itself_in_a_loop_reads_its_value_of_the_pass_before() -> None:
