@@ -1586,6 +1586,31 @@ class EvalWithoutNoGrad(Rule):
         "        if (loss := score(model, val_batches)) < best:  # expect: TL406\n"
         "            best = loss\n"
         "        print(epoch, best)\n",
+        # the encoder's output, bound after the inner loop, is only logged: the inner loop binds
+        # `code` anew before every append, so none of what is returned holds a graph
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    net.eval()\n"
+        "    codes = []\n"
+        "    for batch in batches:\n"
+        "        for inputs in batch.split(1):\n"
+        "            code = inputs.flatten(1)\n"
+        "            codes.append(code)\n"
+        "        code = net(batch)  # expect: TL406\n"
+        "        print(code.norm().item())\n"
+        "    return codes\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        codes = encode(encoder, batches)\n"
+        "        run_head(head, codes, opt)\n",
     )
     good = (
         # forwards in a loop whose graphs the backward after it uses (BatchNorm frozen)
@@ -3356,6 +3381,32 @@ class EvalWithoutNoGrad(Rule):
         "        run_head(head, buffer, opt)\n"
         "        encoder.eval()\n"
         "        torch.stack(encode(encoder, batches), out=buffer)\n",
+        # an input skipped by the branch appends the `code` of the pass before: the encoder's
+        # output, which the head back-propagates
+        "import torch\n"
+        "def run_head(head, codes, opt):\n"
+        "    head.train()\n"
+        "    for code in codes:\n"
+        "        opt.zero_grad()\n"
+        "        head(code).mean().backward()\n"
+        "        opt.step()\n"
+        "def encode(net, batches):\n"
+        "    net.eval()\n"
+        "    codes = []\n"
+        "    for batch in batches:\n"
+        "        for inputs in batch.split(1):\n"
+        "            if inputs.any():\n"
+        "                code = inputs.flatten(1)\n"
+        "            codes.append(code)\n"
+        "        code = net(batch)\n"
+        "        print(code.norm().item())\n"
+        "    return codes\n"
+        "def main(encoder, head, batches, epochs):\n"
+        "    opt = torch.optim.Adam([*encoder.parameters(), *head.parameters()])\n"
+        "    for epoch in range(epochs):\n"
+        "        encoder.eval()\n"
+        "        codes = encode(encoder, batches)\n"
+        "        run_head(head, codes, opt)\n",
     )
 
     def finish(self) -> None:

@@ -53,7 +53,9 @@ class OptimizerBeforeShard(Rule):
     (`model_without_ddp = model`). Parameter groups are followed through the
     variables they are built in (what each holds where it is read: its last
     assignment always run before, `params = filter(f, params)` reading the
-    one before it; any of those assigned in branches), not into helper functions. Sharding
+    one before it; any of those assigned in branches, and those assigned
+    later in a loop that comes back to it without passing that last one),
+    not into helper functions. Sharding
     submodules of a model whose optimizer already exists (`fully_shard(layer)`
     in a loop), wrapping done in a helper function, and optimizers built in
     another function are not followed.
@@ -119,6 +121,27 @@ class OptimizerBeforeShard(Rule):
         "    opt = torch.optim.AdamW(params, lr=cfg.lr)\n"
         "    fully_shard(model)  # expect: TL306\n"
         "    return model, opt\n",
+        # the next pass of the loop builds an optimizer from the backbone's parameters, bound after the first
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, head, stages):\n"
+        "    optimizers = []\n"
+        "    params = list(head.parameters())\n"
+        "    for stage in stages:\n"
+        "        optimizers.append(torch.optim.AdamW(params, lr=1e-3))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)  # expect: TL306\n"
+        "    return optimizers\n",
+        # the loop's target is rebound to the backbone's parameters before each optimizer
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, heads):\n"
+        "    optimizers = []\n"
+        "    for params in [list(head.parameters()) for head in heads]:\n"
+        "        params = list(backbone.parameters())\n"
+        "        optimizers.append(torch.optim.AdamW(params))\n"
+        "    fully_shard(backbone)  # expect: TL306\n"
+        "    return optimizers\n",
     )
     good = (
         "import torch\n"
@@ -186,6 +209,40 @@ class OptimizerBeforeShard(Rule):
         "    params = list(backbone.parameters())\n"
         "    fully_shard(backbone)\n"
         "    return opt, params\n",
+        # each head's optimizer is built from the head's parameters, bound in the inner loop
+        # on every way back to it: the backbone's, bound after it, never reach it
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, heads, stages):\n"
+        "    optimizers = []\n"
+        "    for stage in stages:\n"
+        "        for head in heads[stage]:\n"
+        "            params = list(head.parameters())\n"
+        "            optimizers.append(torch.optim.AdamW(params, lr=1e-3))\n"
+        "        params = list(backbone.parameters())\n"
+        "        print(stage, sum(p.numel() for p in params))\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizers\n",
+        # the loop's target, or a `with`'s name, is bound anew before each optimizer: to
+        # values not spelled here; the backbone's parameters, bound after, never reach it
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, heads):\n"
+        "    optimizers = []\n"
+        "    for params in [list(head.parameters()) for head in heads]:\n"
+        "        optimizers.append(torch.optim.AdamW(params))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizers\n"
+        "def setup_staged(backbone, head, stages):\n"
+        "    optimizers = []\n"
+        "    for stage in stages:\n"
+        "        with stage.trainable(head) as params:\n"
+        "            pass\n"
+        "        optimizers.append(torch.optim.AdamW(params))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizers\n",
     )
 
     def finish(self) -> None:
@@ -258,7 +315,9 @@ class OptimizerBeforeShard(Rule):
         """Models whose `.parameters()` / `.named_parameters()` `expr` reads, also
         through the variables it reads: the values they may hold there, from the
         last assignment always run before (`groups = filter(..., groups)` reads the
-        `groups` assigned before it), each value followed once."""
+        `groups` assigned before it), each value followed once. A `for` target or a
+        `with ... as` name holds a value not spelled: it says nothing, and a binding
+        it always follows does not reach."""
         receivers = self.ctx.receivers
         models: set[str] = set()
         for node in iter_nodes(expr):
@@ -267,8 +326,10 @@ class OptimizerBeforeShard(Rule):
                 models.add(dotted_name(receiver))  # type: ignore[arg-type]
             elif type(node) is cst.Name and node is not expr and not _read_from(self.ctx.parent(node), node):
                 binding = receivers.binding(node)
-                for value in reaching(self.ctx, node, receivers.assigned(binding)) if binding is not None else ():
-                    if id(value) not in seen:
+                unspelled = receivers.header_bound(binding) if binding is not None else []
+                values = [*receivers.assigned(binding), *unspelled] if binding is not None else []
+                for value in reaching(self.ctx, node, values):
+                    if id(value) not in seen and not any(value is other for other in unspelled):
                         seen.add(id(value))
                         models |= self._read_parameters(value, seen)
         return models

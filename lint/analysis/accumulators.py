@@ -13,7 +13,7 @@ from typing import Iterable
 
 import libcst as cst
 
-from trainlint.analysis.dataflow import always_before, backward_targets, names_in, reaching, target_names
+from trainlint.analysis.dataflow import always_before, backward_targets, bound_at, names_in, reaching, target_names
 from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import lexical_grad_mode
 from trainlint.analysis.scopes import _parameters, assigned_parts, assignment_targets, dotted_name
@@ -384,7 +384,7 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
         if read.value not in held or _skipped(ctx, read, skip):
             return []
         if read not in reaching_of:
-            reaching_of[read] = _reaching(ctx, read, rebindings.get(read.value, []))
+            reaching_of[read] = reaching(ctx, read, rebindings.get(read.value, []))
         return [b for b in reaching_of[read] if b in graph]
 
     changed = True
@@ -412,43 +412,16 @@ def kept_past_iteration(ctx: FileContext, loop: cst.For | cst.While, name: str, 
         if not sources:
             continue
         at = ctx.order_index(read)
-        if not start < at <= end or any(source is not read and _bound_at(ctx, source) >= at for source in sources):
+        if not start < at <= end or any(source is not read and bound_at(ctx, source) >= at for source in sources):
             return True  # read after the loop, or in an iteration after the one that built it
-        # a `for` around the read binds before each run of its body (`for l in losses: print(l.item())`)
-        around = [source for source in sources if type(source) is cst.For and source in ctx.ancestors(read)]
-        if read.value not in unordered and not any(ctx.order_index(value) > start for value in
-                                                   [*always_before(ctx, read, rebindings[read.value]), *around]):
+        if read.value not in unordered and not any(ctx.order_index(value) > start
+                                                   for value in always_before(ctx, read, rebindings[read.value])):
             return True  # a binding in a branch (`if c: total = sum(losses)`) may be of an earlier iteration
         if ctx.enclosing_function(read) is not function:
             return True  # read by a nested function, whenever it is called
         if _may_keep(ctx, read):
             return True
     return False
-
-
-def _reaching(ctx: FileContext, use: cst.Name, values: list[cst.CSTNode]) -> list[cst.CSTNode]:
-    """`reaching`, less the values assigned after `use` in a loop whose every way back to
-    `use` runs a binding that always runs before it (`loss = sum(losses)` after the
-    micro-batch loop does not reach its `loss.backward()`, which `loss = criterion(...)`
-    always precedes). A binding whose value holds `use` binds after it: in a loop, `total`
-    of `total = total + sum(losses)` reads what that binding gave it an iteration before."""
-    around = set(ctx.ancestors(use))
-    found = reaching(ctx, use, values)
-    found += [value for value in values if value in around and value not in found]
-    last = max(map(ctx.order_index, always_before(ctx, use, values)), default=None)
-    if last is None:
-        return found
-    at = ctx.order_index(use)
-    loops = [a for a in around if type(a) in (cst.For, cst.While) and ctx.order_index(a) > last]
-    return [value for value in found if _bound_at(ctx, value) < at or any(
-        ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop) for loop in loops)]
-
-
-def _bound_at(ctx: FileContext, binder: cst.CSTNode) -> int:
-    """The place in source order where `binder` (one of `_binders`) binds or stores: past
-    its value (`total = total + sum(losses)` reads `total` before binding it), or, for a
-    `for` loop, past its iterable, before the body that reads its target."""
-    return ctx.subtree_end(binder.iter if type(binder) is cst.For else binder)  # type: ignore[attr-defined]
 
 
 def _empty_list(value: cst.BaseExpression) -> bool:

@@ -343,45 +343,105 @@ def optimizer_params(receivers: Receivers, optimizer: cst.BaseExpression) -> cst
     return constructor_argument(receivers, binding, "params") if binding is not None else None
 
 
+def bound_at(ctx: FileContext, value: cst.CSTNode) -> int:
+    """The place in source order where the binding of `value` takes effect: past what
+    it evaluates. A `for` (or a node of its target) binds past its iterable, before each
+    run of its body; a node of an assignment's or a `with ... as`'s target binds past
+    the value (`x = f(x)` reads `x` before binding it); a value assigned (an assignment,
+    its expression) binds past its end."""
+    child = value
+    for node in (value, *ctx.ancestors(value)):
+        if type(node) is cst.For and (child is node or child is node.target):
+            return ctx.subtree_end(node.iter)
+        if type(node) is cst.Assign and any(child is target for target in node.targets):
+            return ctx.subtree_end(node.value)
+        if type(node) in (cst.AnnAssign, cst.AugAssign, cst.NamedExpr) and child is node.target:  # type: ignore[attr-defined]
+            return ctx.subtree_end(node)
+        if type(node) is cst.WithItem and child is node.asname:
+            return ctx.subtree_end(node.item)
+        if isinstance(node, cst.BaseStatement):
+            break
+        child = node
+    return ctx.subtree_end(value)
+
+
+def _runs_before(ctx: FileContext, value: cst.CSTNode) -> tuple[cst.CSTNode | None, ...]:
+    """The blocks whose every run the statement binding `value` precedes: the block
+    holding it, for a plain statement; the body, for a `for` binding its target (the
+    `for` itself, or a node of its target: bound anew before each run of the body); the
+    body, for a `with` binding its items' names (the body runs only once every header
+    has), and the block holding it too for its first item's (a later item's may raise
+    into an earlier item that suppresses it: `with suppress(E), g() as x:`); none for
+    any other statement (a branch's test, a loop's iterable, run once before all
+    iterations), nor for a name bound where its statement may skip it (see
+    `_may_skip`)."""
+    child = value
+    for node in (value, *ctx.ancestors(value)):
+        if _may_skip(node, child):
+            return ()
+        if type(node) is cst.SimpleStatementLine:
+            return (ctx.parent(node),)
+        if type(node) is cst.For:
+            return (node.body,) if child is node or child is node.target else ()
+        if type(node) is cst.With:
+            if child is node.items[0]:
+                return (node.body, ctx.parent(node))
+            return (node.body,) if any(child is item for item in node.items) else ()
+        if isinstance(node, cst.BaseStatement):
+            return ()
+        child = node
+    return ()
+
+
+def _may_skip(node: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """Whether `node` may run without evaluating its part `child` (a walrus there may
+    not bind): the right operand of `and` / `or`, an arm of `a if c else b`, what a
+    comprehension computes for each item (it may have none) and a lambda's body (run
+    when called, if ever)."""
+    if type(node) is cst.BooleanOperation:
+        return child is node.right
+    if type(node) is cst.IfExp:
+        return child is not node.test
+    return child is not node and type(node) in (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Lambda)
+
+
 def always_before(ctx: FileContext, use: cst.CSTNode, values: Sequence[_Node]) -> list[_Node]:
-    """The values among `values` assigned, in `use`'s function, by a statement that
-    always runs before `use`: a plain statement of a block around it, before it."""
+    """The values among `values` bound, in `use`'s function, by a statement that always
+    runs before `use`: a plain statement of a block around it, before it, a `for` whose
+    body holds `use` (`for x in xs: use(x)`), or a `with` whose body holds it (`with
+    f() as x: use(x)`), or whose block does when `x` is its first item's name (see
+    `_runs_before`)."""
     function = ctx.enclosing_function(use)
     around = set(ctx.ancestors(use))
     at = ctx.order_index(use)
-
-    def statement(value: cst.CSTNode) -> cst.CSTNode | None:
-        return next((a for a in ctx.ancestors(value) if isinstance(a, cst.BaseStatement)), None)
-
     return [value for value in values if ctx.enclosing_function(value) is function
-            and ctx.order_index(value) < at and value not in around  # `use` in it reads the one before
-            and type(statement(value)) is cst.SimpleStatementLine and ctx.parent(statement(value)) in around]  # type: ignore[arg-type]
+            and bound_at(ctx, value) < at  # `use` in it (`x = f(x)`) reads the one before
+            and any(block in around for block in _runs_before(ctx, value))]
 
 
 def reaching(ctx: FileContext, use: cst.BaseExpression, values: Sequence[_Node]) -> list[_Node]:
-    """The values assigned to a variable (or the calls among them) that may be its
-    value at `use`, when all are in `use`'s function: from the last one assigned in
-    a statement that always runs before `use` (in a block around it) on, and, in a
-    loop around `use`, those after it too (`sampler` of a train loader, then taken
-    again for the eval one)."""
+    """The values bound to a variable (or the calls among them) that may be its value
+    at `use`, when all are in `use`'s function: from the last one bound by a statement
+    that always runs before `use` (see `always_before`) on, and, in a loop around `use`
+    that does not run that statement again before coming back to `use`, those bound
+    after it too (`sampler` of a train loader, then taken again for the eval one), the
+    binding that reads it included (`total = total + x`: an iteration reads what it
+    bound in the one before). A `loss = sum(losses)` after the micro-batch loop does
+    not reach its `loss.backward()`, which `loss = criterion(...)` always precedes."""
     function = ctx.enclosing_function(use)
     if len(values) < 2 or any(ctx.enclosing_function(value) is not function for value in values):
         return list(values)
-    around = set(ctx.ancestors(use))
-    at = ctx.order_index(use)
-
-    def before(value: cst.CSTNode) -> bool:  # `use` in it (`groups = filter(f, groups)`) reads the one before
-        return ctx.order_index(value) < at and value not in around
-
     always = always_before(ctx, use, values)
     if not always:
         return list(values)
-    start = max(ctx.order_index(value) for value in always)
-    loops = [a for a in around if type(a) in (cst.For, cst.While)
+    last = max(always, key=lambda value: bound_at(ctx, value))
+    start, at = bound_at(ctx, last), ctx.order_index(use)
+    loops = [a for a in ctx.ancestors(use) if type(a) in (cst.For, cst.While)
+             and ctx.order_index(a) > ctx.order_index(last)  # its way back to `use` does not run `last`
              and (function is None or function in ctx.ancestors(a))]
-    return [value for value in values if (start <= ctx.order_index(value) and before(value)) or (
-        ctx.order_index(value) > at and any(ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop)
-                                            for loop in loops))]
+    return [value for value in values if start <= bound_at(ctx, value) < at or (
+        bound_at(ctx, value) >= at and any(ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop)
+                                           for loop in loops))]
 
 
 # -- losses ----------------------------------------------------------------------

@@ -261,6 +261,12 @@ class Receivers:
         """Every value assigned to `binding` in the file (its parameters' arguments aside)."""
         return list(self._values_of.get(binding, ()))
 
+    def header_bound(self, binding: Binding) -> list[cst.Name | cst.Attribute]:
+        """The names a `for` target or a `with ... as` binds to `binding`: bindings whose
+        value the code does not spell (an item of the iterable, what `__enter__` returns)."""
+        return [node for node, _, parent in self.bound_at(binding) if type(parent) is cst.For
+                or type(parent) is cst.AsName and type(self.ctx.parent(parent)) is cst.WithItem]
+
     def only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
         """The values `binding` is assigned, when plain assignments to it (`name = value`,
         `name: T = value`, `self.attr = value`) alone are what bind it: no parameter, loop,
