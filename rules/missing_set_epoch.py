@@ -2250,7 +2250,7 @@ def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
         if (arg.keyword is not None and _EVALUATION.search(arg.keyword.value)
                 and type(value) is cst.Name and value.value == "True"):
             return True
-        if type(value) is cst.SimpleString and _EVALUATION.search(value.evaluated_value or ""):
+        if _EVALUATION.search(string_value(value) or ""):
             return True
     return False
 

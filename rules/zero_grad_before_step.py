@@ -4,6 +4,7 @@ from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
 from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import passed_test
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import (
     clears_grads,
     hands_an_optimizer,
@@ -1874,7 +1875,7 @@ def _parameter_sources(params: cst.BaseExpression) -> list[cst.BaseExpression]:
     for element in params.elements:  # type: ignore[attr-defined]
         group = element.value
         given = [e.value for e in group.elements if type(e) is cst.DictElement  # type: ignore[attr-defined]
-                 and type(e.key) is cst.SimpleString and e.key.evaluated_value == "params"] if type(group) is cst.Dict else []
+                 and string_value(e.key) == "params"] if type(group) is cst.Dict else []
         if len(given) != 1 or type(given[0]) not in (cst.Call, cst.Attribute):
             return []
         source = _parameters_of(given[0]) if type(given[0]) is cst.Call else given[0]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import libcst as cst
 
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import (
     _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
     named_parameters, owning_class, receiver_method,
@@ -488,8 +489,8 @@ class Receivers:
         qualified = self.ctx.qualified_name(module)
         if qualified not in _SCHEDULER_MODULES:
             return None
-        named = name.evaluated_value if type(name) is cst.SimpleString else None
-        return constructor_kind(f"{qualified}.{named}") if isinstance(named, str) else SCHEDULER
+        named = string_value(name)
+        return constructor_kind(f"{qualified}.{named}") if named is not None else SCHEDULER
 
     def _value_kind(self, value: cst.BaseExpression) -> str | None:
         if type(value) is cst.IfExp:
@@ -656,10 +657,10 @@ class Receivers:
         if type(value) is cst.Dict:
             keyed: dict[str, str | None] = {}
             for element in value.elements:
-                key = getattr(element, "key", None)
-                if type(element) is not cst.DictElement or type(key) is not cst.SimpleString:
+                key = string_value(getattr(element, "key", None))
+                if type(element) is not cst.DictElement or key is None:
                     return None
-                keyed[key.evaluated_value] = self._value_kind(element.value)  # type: ignore[assignment]
+                keyed[key] = self._value_kind(element.value)
             return keyed
         if type(value) is not cst.Call:
             return None
@@ -775,7 +776,7 @@ class Receivers:
         """The values of a dict written out, a namespace or a named tuple `value` builds,
         by key or field (None where not known)."""
         if type(value) is cst.Dict:
-            return [(getattr(getattr(element, "key", None), "evaluated_value", None), element.value)
+            return [(string_value(getattr(element, "key", None)), element.value)
                     for element in value.elements]
         fields = self.named_tuple_fields(value) or ()  # type: ignore[arg-type]
         return [(arg.keyword.value if arg.keyword is not None else fields[index] if index < len(fields) else None,
@@ -1143,8 +1144,8 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
     """The field names `namedtuple` / `NamedTuple` are given, written out: `"a b"`, `"a,
     b"`, `["a", "b"]`, `[("a", int), ("b", str)]`; None otherwise."""
     if type(spec) is cst.SimpleString:
-        text = spec.evaluated_value
-        names = tuple(text.replace(",", " ").split()) if isinstance(text, str) else ()
+        text = string_value(spec)
+        names = tuple(text.replace(",", " ").split()) if text is not None else ()
         return names if names and all(name.isidentifier() for name in names) else None
     if type(spec) not in (cst.List, cst.Tuple):
         return None
@@ -1153,9 +1154,10 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
         item = element.value
         if type(item) is cst.Tuple and item.elements:
             item = item.elements[0].value
-        if type(item) is not cst.SimpleString or not isinstance(item.evaluated_value, str):
+        name = string_value(item)
+        if name is None:
             return None
-        names.append(item.evaluated_value)
+        names.append(name)
     return tuple(names) or None
 
 
@@ -1165,4 +1167,4 @@ def _literal_key(expr: cst.BaseExpression) -> str | None:
         return None
     index = expr.slice[0].slice
     value = index.value if type(index) is cst.Index else None
-    return value.evaluated_value if type(value) is cst.SimpleString else None  # type: ignore[return-value]
+    return string_value(value)
