@@ -104,7 +104,9 @@ class ZeroGradBeforeStep(Rule):
     gradients are inspected or saved, a CUDA graph's capture; also in a helper
     of the file called only there) with a clear inside the loop. A clear
     through one optimizer before the step of another (two-player training) is
-    not flagged, but a clear in a loop over optimizers (`for o in
+    not flagged (a name given the optimizer once, `opt = optimizer` or `case
+    opt:` of `match optimizer:`, is that optimizer; a name a `case` binds to a
+    part, `case [a, b]:`, is not followed), but a clear in a loop over optimizers (`for o in
     self.optims.values(): o.zero_grad()`, a list of them handed to a helper
     of the file or returned by one) clears each one it holds, also one known only by being
     stepped there and cleared so, and a step in such a loop (`for o in
@@ -680,6 +682,25 @@ class ZeroGradBeforeStep(Rule):
         "            p.grad is not None and p.grad.zero_()  # expect: TL402\n"
         "        opt.step()\n"
         "        opt.zero_grad()\n",
+        # the optimizer cleared under another name between the backward and its step
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    opt = optimizer\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        opt.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # ... and as the capture of a `case` pattern
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        match optimizer:\n"
+        "            case torch.optim.SGD() as sgd:\n"
+        "                sgd.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1330,6 +1351,32 @@ class ZeroGradBeforeStep(Rule):
         "                'prototypes' in name and p.grad.zero_()\n"
         "        opt.step()\n"
         "        opt.zero_grad()\n",
+        # the other player's optimizer, captured by a `case` pattern, cleared before this step
+        "import torch\n"
+        "opt_g = torch.optim.Adam(G.parameters())\n"
+        "opt_d = torch.optim.Adam(D.parameters())\n"
+        "for real in loader:\n"
+        "    opt_d.zero_grad()\n"
+        "    d_loss(D, G, real).backward()\n"
+        "    match opt_g:\n"
+        "        case torch.optim.Adam() as generator_opt:\n"
+        "            generator_opt.zero_grad()\n"
+        "    opt_d.step()\n"
+        "    g_loss(D, G, real).backward()\n"
+        "    opt_g.step()\n",
+        # a name that held the optimizer, bound again by a `case` before the clear
+        "import torch\n"
+        "def train(model, head, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    other = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        opt = optimizer\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        match other:\n"
+        "            case torch.optim.SGD() as opt:\n"
+        "                opt.zero_grad()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1471,8 +1518,22 @@ class ZeroGradBeforeStep(Rule):
     def _clears_for(self, clear: tuple, optimizer: cst.BaseExpression) -> bool:
         """The clear of the fact `clear` (the clear, its optimizer's code) may empty what
         the step of `optimizer` applies: a model's or parameters' clear, or one through
-        that optimizer."""
-        return clear[1] in (None, self.ctx.code(optimizer)) or self._clears_one_of(clear[0], optimizer)
+        that optimizer, also under another name (`opt = optimizer`, `case opt:`)."""
+        return (clear[1] in (None, self.ctx.code(optimizer)) or self._clears_one_of(clear[0], optimizer)
+                or self._clears_through_alias(clear[0], optimizer))
+
+    def _clears_through_alias(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` goes through a variable whose one binding gives it the stepped optimizer
+        itself (`opt = optimizer`, or `case opt:` of `match optimizer:`), an optimizer
+        bound once: neither may hold another one by then."""
+        receivers = self.ctx.receivers
+        receiver = method_call(clear, "zero_grad")
+        through = receivers.binding(receiver) if receiver is not None else None
+        values = receivers.only_assigned(through) if through is not None else None
+        stepped = receivers.binding(optimizer)
+        return (stepped is not None and values is not None and len(values) == 1
+                and type(values[0]) in (cst.Name, cst.Attribute) and receivers.binding(values[0]) == stepped
+                and len(list(receivers.bound_at(stepped))) <= 1)
 
     def _dropped_by_backward(self, facts: Facts, later: cst.CSTNode) -> Facts:
         """The clears a new backward leaves dropping its predecessor's gradients: those

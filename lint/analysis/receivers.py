@@ -72,7 +72,8 @@ _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|loa
 # `Receivers.only_assigned`)
 _BINDING_FIELDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
                    cst.NamedExpr: "target", cst.For: "target", cst.CompFor: "target", cst.Del: "target",
-                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name"}
+                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name",
+                   cst.MatchAs: "name", cst.MatchStar: "name", cst.MatchMapping: "rest"}
 
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
@@ -266,9 +267,11 @@ class Receivers:
         """The values `binding` is assigned, when plain assignments to it (`name = value`,
         `name: T = value`, `self.attr = value`) alone are what bind it: no parameter, loop,
         comprehension or `with ... as` target, tuple unpacking, `global`, walrus, `del`,
-        import or augmented assignment; None otherwise (it may hold anything)."""
+        import or augmented assignment, nor a `case` pattern's capture of a part (`case [a,
+        b]:`); None otherwise (it may hold anything). A case's capture of the whole subject
+        (`case opt:`, `case SGD() as opt:` of `match optimizer:`) assigns it the subject."""
         for node, part, parent in self.bound_at(binding):
-            if not (type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
+            if not (type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node or self._captures_subject(parent)):
                 return None  # bound otherwise than by a plain `name = value`
         return self.assigned(binding) or None
 
@@ -508,6 +511,16 @@ class Receivers:
                         yield from _paired(target.target, small.value)
                 elif type(small) is cst.AnnAssign and small.value is not None:
                     yield small.target, small.value
+        for match in self.ctx.nodes_of(cst.Match):
+            for case in match.cases:  # type: ignore[attr-defined]
+                if self._captures_subject(case.pattern):
+                    yield case.pattern.name, match.subject  # type: ignore[attr-defined]
+
+    def _captures_subject(self, pattern: cst.CSTNode) -> bool:
+        """`pattern` is a case's whole pattern and binds the subject itself to a name:
+        `case opt:`, `case SGD() as opt:`."""
+        return (type(pattern) is cst.MatchAs and pattern.name is not None
+                and type(self.ctx.parent(pattern)) is cst.MatchCase)
 
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
