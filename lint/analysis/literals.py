@@ -40,6 +40,13 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def subscript_key(item: cst.Subscript) -> str | None:
+    """The string key written out in `item` (`parts["scheduler"]`), else None."""
+    if len(item.slice) != 1 or type(item.slice[0].slice) is not cst.Index:
+        return None
+    return string_value(item.slice[0].slice.value)  # type: ignore[attr-defined]
+
+
 def literal_value(expr: cst.BaseExpression | None) -> str | bytes | None:
     """The value of a string or bytes literal (not an f-string), else None: the key of
     `d[b"k"]` is one too."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import libcst as cst
 
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import string_value, subscript_key
 from trainlint.analysis.scopes import (
     _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
     named_parameters, owning_class, receiver_method,
@@ -440,7 +440,7 @@ class Receivers:
             container = self.binding(expr.value)  # type: ignore[attr-defined]
             found = self.item_kinds.get(container) if container is not None else None
             # by attribute: a namespace's or a named tuple's field (`parts.scheduler`)
-            key = _literal_key(expr) if type(expr) is cst.Subscript else expr.attr.value  # type: ignore[attr-defined]
+            key = subscript_key(expr) if type(expr) is cst.Subscript else expr.attr.value  # type: ignore[attr-defined]
             if found is None and key is not None and container in self.keyed_kinds:
                 found = self.keyed_kinds[container].get(key)  # type: ignore[index]
         return found
@@ -1172,12 +1172,3 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
             return None
         names.append(name)
     return tuple(names) or None
-
-
-def _literal_key(expr: cst.BaseExpression) -> str | None:
-    """The string key a subscript is written with (`parts["scheduler"]`), or None."""
-    if type(expr) is not cst.Subscript or len(expr.slice) != 1:
-        return None
-    index = expr.slice[0].slice
-    value = index.value if type(index) is cst.Index else None
-    return string_value(value)

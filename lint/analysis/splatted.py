@@ -19,7 +19,7 @@ from typing import Callable, NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
-from trainlint.analysis.literals import string_value
+from trainlint.analysis.literals import string_value, subscript_key
 from trainlint.analysis.receivers import Binding
 from trainlint.context import FileContext
 
@@ -115,7 +115,7 @@ def _effect(ctx: FileContext, name: cst.Name, keys: frozenset[str]) -> tuple[cst
         if type(statement) is cst.Assign and len(statement.targets) == 1:
             return statement, _rebuilt(ctx, statement, keys)
     if type(parent) is cst.Subscript and parent.value is name:
-        key = _literal_key(parent)
+        key = subscript_key(parent)
         above = ctx.parent(parent)
         if type(above) is cst.AssignTarget and above.target is parent:
             statement = ctx.parent(above)
@@ -185,13 +185,6 @@ def _written_out(ctx: FileContext, value: cst.BaseExpression) -> dict[str, cst.B
             entries[key] = element.value
         return entries
     return None
-
-
-def _literal_key(subscript: cst.Subscript) -> str | None:
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return None
-    value = subscript.slice[0].slice.value  # type: ignore[attr-defined]
-    return string_value(value)
 
 
 def _same(facts: Facts) -> Facts:
