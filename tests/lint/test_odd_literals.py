@@ -26,7 +26,7 @@ def make_loader(dataset, split):
     return DataLoader(dataset, sampler=DistributedSampler(dataset))
 
 
-def backward(loss, clip=None):
+def backward(loss, scaler, clip=None):
     scaler.scale(loss).backward()
     if clip:
         scaler.unscale_(optimizer)
@@ -37,7 +37,7 @@ def backward(loss, clip=None):
 loader = make_loader([1, 2, 3], "train")
 for epoch in range(3):
     for x in loader:
-        backward(model(x.to("cuda")).sum())
+        backward(model(x.to("cuda")).sum(), scaler)
         scaler.step(optimizer)
         scaler.update()
         model.zero_grad()
@@ -45,6 +45,20 @@ for epoch in range(3):
     scheduler.step()
 """
 _SGD = "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nscheduler = torch.optim.lr_scheduler.StepLR(optimizer, 10)"
+_NATIVE_SCALER = """\
+class NativeScaler:
+    def __init__(self):
+        self._scaler = torch.cuda.amp.GradScaler()
+
+    def __call__(self, loss, optimizer, clip_grad=None, update_grad=True):
+        self._scaler.scale(loss).backward()
+        if clip_grad is not None:
+            self._scaler.unscale_(optimizer)
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_grad)
+        if update_grad:
+            self._scaler.step(optimizer)
+            self._scaler.update()
+"""
 
 # where a literal is read, each in a training program; {K} is the literal
 POSITIONS = {
@@ -68,12 +82,14 @@ POSITIONS = {
     "setattr": _SGD + "\nsetattr(model, {K}, 1)\nsetattr(optimizer, {K}, None)",
     "device": _SGD + "\nmodel.to({K})",
     "call argument": _SGD + "\nval_loader = make_loader([1], {K})",
+    "scaler class": _SGD + "\n" + _NATIVE_SCALER + "loss_scaler = NativeScaler()",
 }
 # the same, inside the training loop
 IN_LOOP = {
     "param group key": "        model(x).sum().backward()\n        model.zero_grad()\n        optimizer.step()",
     "device": "        batch = x.to({K}, non_blocking=True)\n        copy = x.to(torch.device({K}), non_blocking=True)",
-    "call argument": "        backward(model(x).sum(), {K})\n        backward(model(x).sum(), clip={K})",
+    "call argument": "        backward(model(x).sum(), scaler, {K})\n        backward(model(x).sum(), scaler, clip={K})",
+    "scaler class": "        loss_scaler(model(x).sum(), optimizer, clip_grad={K}, update_grad=epoch % 2 == 0)",
 }
 ODD = ['"\\N{NOTACHAR}"', "'\\x'", "b'\\x'", "rb'\\N{x}'"]
 
