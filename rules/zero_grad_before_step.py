@@ -701,6 +701,17 @@ class ZeroGradBeforeStep(Rule):
         "            case torch.optim.SGD() as sgd:\n"
         "                sgd.zero_grad()  # expect: TL402\n"
         "        optimizer.step()\n",
+        # the capture holds the stepped optimizer, not the module's other one of its name
+        "import torch\n"
+        "opt = torch.optim.SGD(probe.parameters(), lr=0.1)\n"
+        "def finetune(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        match optimizer:\n"
+        "            case opt:\n"
+        "                opt.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
