@@ -156,7 +156,11 @@ class ZeroGradBeforeStep(Rule):
     that one's: a generator's loss that also filled the discriminator); a step
     between the first backward and the clear ends that backward's part, also
     the step of something the file cannot tell is an optimizer but that is
-    named for one (`opt_d`, `optimizerD` handed in and never cleared here).
+    named for one (`opt_d`, `optimizerD` handed in and never cleared here),
+    and of something no statement of the file defines (a global set
+    elsewhere, `cfg.opt`) that the same function clears and steps: a helper's
+    `opt.zero_grad(); loss.backward(); opt.step()` steps its own pass, which a
+    clear in its caller then loses nothing of.
     """
 
     code = "TL402"
@@ -712,6 +716,18 @@ class ZeroGradBeforeStep(Rule):
         "            case opt:\n"
         "                opt.zero_grad()  # expect: TL402\n"
         "        optimizer.step()\n",
+        # a helper back-propagates its loss and steps nothing: the caller's clear drops that pass
+        "def forward_loss(model, batch, adversarial):\n"
+        "    loss = model(batch)\n"
+        "    if adversarial:\n"
+        "        loss.backward()\n"
+        "    return loss\n"
+        "def train(model, loader, opt, adversarial):\n"
+        "    for batch in loader:\n"
+        "        loss = forward_loss(model, batch, adversarial)\n"
+        "        opt.zero_grad()  # expect: TL402\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1388,6 +1404,31 @@ class ZeroGradBeforeStep(Rule):
         "                opt.zero_grad()\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad()\n",
+        # a helper steps what it back-propagates, through an optimizer no statement of the
+        # file defines (a global set elsewhere): the caller's clear loses nothing
+        "def forward_loss(model, batch, adversarial):\n"
+        "    loss = model(batch)\n"
+        "    if adversarial:\n"
+        "        opt.zero_grad(); loss.backward(); opt.step()\n"
+        "    return loss\n"
+        "def train(model, loader, opt, adversarial):\n"
+        "    for batch in loader:\n"
+        "        loss = forward_loss(model, batch, adversarial)\n"
+        "        opt.zero_grad(); loss.backward(); opt.step()\n",
+        # ... or one held by an attribute of a parameter
+        "def forward_loss(model, batch, cfg):\n"
+        "    loss = model(batch)\n"
+        "    if cfg.adversarial:\n"
+        "        cfg.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        cfg.opt.step()\n"
+        "    return loss\n"
+        "def train(model, loader, opt, cfg):\n"
+        "    for batch in loader:\n"
+        "        loss = forward_loss(model, batch, cfg)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
