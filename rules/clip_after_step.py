@@ -210,6 +210,16 @@ class ClipAfterStep(Rule):
         "        scaler.scale(loss).backward()\n"
         "        optimizer.step()\n"
         "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # expect: TL403\n",
+        # clips written as an arm of an expression, on the last batch or when asked, after the step
+        "import torch\n"
+        "def train(model, loader, optimizer, clip):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        last = i == len(loader) - 1\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0) if last else None  # expect: TL403\n"
+        "        clip and torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)  # expect: TL403\n",
     )
     good = (
         # each optimizer's gradients clipped before it steps
@@ -322,6 +332,16 @@ class ClipAfterStep(Rule):
         "        stepper.clip()\n"
         "        stepper.clip_and_step()\n"
         "        model.zero_grad()\n",
+        # the same arms before the step
+        "import torch\n"
+        "def train(model, loader, optimizer, clip):\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        last = i == len(loader) - 1\n"
+        "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0) if last else None\n"
+        "        clip and torch.nn.utils.clip_grad_value_(model.parameters(), 0.5)\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:

@@ -7,6 +7,7 @@ from trainlint.analysis.flow import Facts, Flow
 from trainlint.analysis.dataflow import keyword, unpacked
 from trainlint.analysis.flowgraph import FlowGraph
 from trainlint.analysis.guards import in_try
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.hook_runs import HookRun, hook_runs, scaling_before
 from trainlint.analysis.loops import clears_grads, is_backward, optimizer_step, steps_another_after
 from trainlint.analysis.precision import handed_arguments, literal_bool, manages_optimizers, scaler_holder, scaler_owners
@@ -1843,8 +1844,8 @@ def _written_attributes(ctx: FileContext) -> frozenset[str]:
                 for part in unpacked(node.target) if type(part) is cst.Attribute}  # type: ignore[attr-defined]
     for node in ctx.nodes_of(cst.Call):
         if dotted_name(node.func) in ("setattr", "delattr") and len(node.args) >= 2:  # type: ignore[attr-defined]
-            named = node.args[1].value  # type: ignore[attr-defined]
-            if type(named) is cst.SimpleString:
-                written.add(f"{ctx.code(node.args[0].value)}.{named.evaluated_value}")  # type: ignore[attr-defined]
+            named = string_value(node.args[1].value)  # type: ignore[attr-defined]
+            if named is not None:
+                written.add(f"{ctx.code(node.args[0].value)}.{named}")  # type: ignore[attr-defined]
     return frozenset(written)
 

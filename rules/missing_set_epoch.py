@@ -8,7 +8,7 @@ from trainlint.analysis.accumulators import STORING_METHODS
 from trainlint.analysis.dataflow import DATALOADER as DATALOADER_CLASS
 from trainlint.analysis.dataflow import iterated_loader, iterated_where_built, only_splatted
 from trainlint.analysis.iteration import file_trains, trains
-from trainlint.analysis.literals import constant_text, string_value
+from trainlint.analysis.literals import constant_text, string_value, subscript_key
 from trainlint.analysis.receivers import DATALOADER, SAMPLER, Binding, sampler_shuffle
 from trainlint.analysis.summarize import batched
 from trainlint.analysis.scopes import argument_slots, bound_arguments
@@ -1453,7 +1453,7 @@ class MissingSetEpoch(Rule):
             if type(iterated[0]) is cst.Call and _zipped(self.ctx, iterated[0]):  # type: ignore[arg-type]
                 iterated = [iterated_loader(self.ctx, arg.value) for arg in iterated[0].args]  # type: ignore[union-attr]
             if any(type(item) is cst.Subscript and type(item.value) is cst.Name
-                   and self.ctx.receivers.binding(item.value) == binding and _subscript_key(item) in keys
+                   and self.ctx.receivers.binding(item.value) == binding and subscript_key(item) in keys
                    for item in iterated) and _loop_trains(self.ctx, loop):  # type: ignore[arg-type]
                 trained = True
                 break
@@ -1598,7 +1598,7 @@ class MissingSetEpoch(Rule):
                 return receivers
         return [receiver for receiver in receivers
                 if not (type(receiver) is cst.Subscript and tracked.binding(receiver.value) in same
-                        and _subscript_key(receiver) not in (None, *keys))]  # type: ignore[misc]
+                        and subscript_key(receiver) not in (None, *keys))]  # type: ignore[misc]
 
     def _excused(self, holders: list[cst.BaseExpression], receivers: list[cst.BaseExpression],
                  followed: set[cst.Return]) -> bool:
@@ -2250,7 +2250,7 @@ def _evaluation_call(ctx: FileContext, site: cst.Call) -> bool:
         if (arg.keyword is not None and _EVALUATION.search(arg.keyword.value)
                 and type(value) is cst.Name and value.value == "True"):
             return True
-        if type(value) is cst.SimpleString and _EVALUATION.search(value.evaluated_value or ""):
+        if _EVALUATION.search(string_value(value) or ""):
             return True
     return False
 
@@ -2369,13 +2369,6 @@ def _zipped(ctx: FileContext, call: cst.Call) -> bool:
     if name is None and type(call.func) is cst.Name and ctx.local_function(call.func) is None:
         name = call.func.value
     return name in ("zip", "builtins.zip") and not any(arg.star or arg.keyword for arg in call.args)
-
-
-def _subscript_key(item: cst.Subscript) -> str | None:
-    """The string key written out in `item` (`samplers["source"]`)."""
-    if len(item.slice) != 1 or type(item.slice[0].slice) is not cst.Index:
-        return None
-    return string_value(item.slice[0].slice.value)
 
 
 def _kept_for_evaluation(ctx: FileContext, call: cst.Call) -> bool:

@@ -1925,6 +1925,16 @@ class MissingZeroGrad(Rule):
         "        both.step() if log else both.step()\n"
         "        netG.zero_grad()\n"
         "        netD.zero_grad()\n",
+        # the stepped optimizer cleared under the name a `case` captures it by
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.mse_loss(model(x), y).backward()\n"
+        "        optimizer.step()\n"
+        "        match optimizer:\n"
+        "            case opt:\n"
+        "                opt.zero_grad()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

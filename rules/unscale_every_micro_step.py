@@ -3,6 +3,7 @@ import libcst as cst
 from trainlint.analysis.dataflow import target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.flowgraph import FlowGraph, assigned_names
+from trainlint.analysis.literals import literal_value
 from trainlint.analysis.loops import CallFlow, innermost_loop, is_backward, reachable_nodes, runs_on_every_call
 from trainlint.analysis.precision import scaler_holder
 from trainlint.analysis.receivers import GRAD_SCALER, Binding
@@ -948,7 +949,7 @@ def _unset(value: cst.BaseExpression) -> bool:
         return int(value.value, 0) == 0
     if type(value) is cst.Float:
         return float(value.value) == 0
-    return type(value) is cst.SimpleString and value.evaluated_value in ("", b"")
+    return literal_value(value) in ("", b"")
 
 
 def _read_names(expr: cst.CSTNode) -> set[str]:

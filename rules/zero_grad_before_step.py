@@ -4,6 +4,7 @@ from trainlint.analysis.accumulators import STORING_METHODS, consumed_names
 from trainlint.analysis.dataflow import dict_entry, optimizer_params, target_names
 from trainlint.analysis.flow import Facts
 from trainlint.analysis.guards import passed_test
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.loops import (
     clears_grads,
     hands_an_optimizer,
@@ -103,7 +104,9 @@ class ZeroGradBeforeStep(Rule):
     gradients are inspected or saved, a CUDA graph's capture; also in a helper
     of the file called only there) with a clear inside the loop. A clear
     through one optimizer before the step of another (two-player training) is
-    not flagged, but a clear in a loop over optimizers (`for o in
+    not flagged (a name given the optimizer once, `opt = optimizer` or `case
+    opt:` of `match optimizer:`, is that optimizer; a name a `case` binds to a
+    part, `case [a, b]:`, is not followed), but a clear in a loop over optimizers (`for o in
     self.optims.values(): o.zero_grad()`, a list of them handed to a helper
     of the file or returned by one) clears each one it holds, also one known only by being
     stepped there and cleared so, and a step in such a loop (`for o in
@@ -153,7 +156,11 @@ class ZeroGradBeforeStep(Rule):
     that one's: a generator's loss that also filled the discriminator); a step
     between the first backward and the clear ends that backward's part, also
     the step of something the file cannot tell is an optimizer but that is
-    named for one (`opt_d`, `optimizerD` handed in and never cleared here).
+    named for one (`opt_d`, `optimizerD` handed in and never cleared here),
+    and of something no statement of the file defines (a global set
+    elsewhere, `cfg.opt`) that the same function clears and steps: a helper's
+    `opt.zero_grad(); loss.backward(); opt.step()` steps its own pass, which a
+    clear in its caller then loses nothing of.
     """
 
     code = "TL402"
@@ -679,6 +686,48 @@ class ZeroGradBeforeStep(Rule):
         "            p.grad is not None and p.grad.zero_()  # expect: TL402\n"
         "        opt.step()\n"
         "        opt.zero_grad()\n",
+        # the optimizer cleared under another name between the backward and its step
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    opt = optimizer\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        opt.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # ... and as the capture of a `case` pattern
+        "import torch\n"
+        "def train(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        match optimizer:\n"
+        "            case torch.optim.SGD() as sgd:\n"
+        "                sgd.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # the capture holds the stepped optimizer, not the module's other one of its name
+        "import torch\n"
+        "opt = torch.optim.SGD(probe.parameters(), lr=0.1)\n"
+        "def finetune(model, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        match optimizer:\n"
+        "            case opt:\n"
+        "                opt.zero_grad()  # expect: TL402\n"
+        "        optimizer.step()\n",
+        # a helper back-propagates its loss and steps nothing: the caller's clear drops that pass
+        "def forward_loss(model, batch, adversarial):\n"
+        "    loss = model(batch)\n"
+        "    if adversarial:\n"
+        "        loss.backward()\n"
+        "    return loss\n"
+        "def train(model, loader, opt, adversarial):\n"
+        "    for batch in loader:\n"
+        "        loss = forward_loss(model, batch, adversarial)\n"
+        "        opt.zero_grad()  # expect: TL402\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
     good = (
         # a one-off backward before the loop, its gradients saved; cleared in the loop
@@ -1329,6 +1378,57 @@ class ZeroGradBeforeStep(Rule):
         "                'prototypes' in name and p.grad.zero_()\n"
         "        opt.step()\n"
         "        opt.zero_grad()\n",
+        # the other player's optimizer, captured by a `case` pattern, cleared before this step
+        "import torch\n"
+        "opt_g = torch.optim.Adam(G.parameters())\n"
+        "opt_d = torch.optim.Adam(D.parameters())\n"
+        "for real in loader:\n"
+        "    opt_d.zero_grad()\n"
+        "    d_loss(D, G, real).backward()\n"
+        "    match opt_g:\n"
+        "        case torch.optim.Adam() as generator_opt:\n"
+        "            generator_opt.zero_grad()\n"
+        "    opt_d.step()\n"
+        "    g_loss(D, G, real).backward()\n"
+        "    opt_g.step()\n",
+        # a name that held the optimizer, bound again by a `case` before the clear
+        "import torch\n"
+        "def train(model, head, loader):\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    other = torch.optim.SGD(head.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        opt = optimizer\n"
+        "        torch.nn.functional.cross_entropy(model(x), y).backward()\n"
+        "        match other:\n"
+        "            case torch.optim.SGD() as opt:\n"
+        "                opt.zero_grad()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n",
+        # a helper steps what it back-propagates, through an optimizer no statement of the
+        # file defines (a global set elsewhere): the caller's clear loses nothing
+        "def forward_loss(model, batch, adversarial):\n"
+        "    loss = model(batch)\n"
+        "    if adversarial:\n"
+        "        opt.zero_grad(); loss.backward(); opt.step()\n"
+        "    return loss\n"
+        "def train(model, loader, opt, adversarial):\n"
+        "    for batch in loader:\n"
+        "        loss = forward_loss(model, batch, adversarial)\n"
+        "        opt.zero_grad(); loss.backward(); opt.step()\n",
+        # ... or one held by an attribute of a parameter
+        "def forward_loss(model, batch, cfg):\n"
+        "    loss = model(batch)\n"
+        "    if cfg.adversarial:\n"
+        "        cfg.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        cfg.opt.step()\n"
+        "    return loss\n"
+        "def train(model, loader, opt, cfg):\n"
+        "    for batch in loader:\n"
+        "        loss = forward_loss(model, batch, cfg)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n",
     )
 
     def __init__(self, ctx: FileContext) -> None:
@@ -1470,8 +1570,22 @@ class ZeroGradBeforeStep(Rule):
     def _clears_for(self, clear: tuple, optimizer: cst.BaseExpression) -> bool:
         """The clear of the fact `clear` (the clear, its optimizer's code) may empty what
         the step of `optimizer` applies: a model's or parameters' clear, or one through
-        that optimizer."""
-        return clear[1] in (None, self.ctx.code(optimizer)) or self._clears_one_of(clear[0], optimizer)
+        that optimizer, also under another name (`opt = optimizer`, `case opt:`)."""
+        return (clear[1] in (None, self.ctx.code(optimizer)) or self._clears_one_of(clear[0], optimizer)
+                or self._clears_through_alias(clear[0], optimizer))
+
+    def _clears_through_alias(self, clear: cst.CSTNode, optimizer: cst.BaseExpression) -> bool:
+        """`clear` goes through a variable whose one binding gives it the stepped optimizer
+        itself (`opt = optimizer`, or `case opt:` of `match optimizer:`), an optimizer
+        bound once: neither may hold another one by then."""
+        receivers = self.ctx.receivers
+        receiver = method_call(clear, "zero_grad")
+        through = receivers.binding(receiver) if receiver is not None else None
+        values = receivers.only_assigned(through) if through is not None else None
+        stepped = receivers.binding(optimizer)
+        return (stepped is not None and values is not None and len(values) == 1
+                and type(values[0]) in (cst.Name, cst.Attribute) and receivers.binding(values[0]) == stepped
+                and len(list(receivers.bound_at(stepped))) <= 1)
 
     def _dropped_by_backward(self, facts: Facts, later: cst.CSTNode) -> Facts:
         """The clears a new backward leaves dropping its predecessor's gradients: those
@@ -1874,7 +1988,7 @@ def _parameter_sources(params: cst.BaseExpression) -> list[cst.BaseExpression]:
     for element in params.elements:  # type: ignore[attr-defined]
         group = element.value
         given = [e.value for e in group.elements if type(e) is cst.DictElement  # type: ignore[attr-defined]
-                 and type(e.key) is cst.SimpleString and e.key.evaluated_value == "params"] if type(group) is cst.Dict else []
+                 and string_value(e.key) == "params"] if type(group) is cst.Dict else []
         if len(given) != 1 or type(given[0]) not in (cst.Call, cst.Attribute):
             return []
         source = _parameters_of(given[0]) if type(given[0]) is cst.Call else given[0]

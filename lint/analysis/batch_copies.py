@@ -14,6 +14,7 @@ from typing import Callable
 import libcst as cst
 
 from trainlint.analysis.dataflow import bound_names, is_constant, iterated_loader, keyword, target_names
+from trainlint.analysis.literals import string_value
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.training import ancestors_within, method_call
 from trainlint.analysis.walk import children, only
@@ -107,8 +108,7 @@ def _to_host(call: cst.Call) -> bool:
         (arg.value for arg in call.args if arg.keyword is None and arg.star == ""), None)
     if type(target) is cst.Call and target.args and _called_name(target) == "device":
         target = target.args[0].value
-    return type(target) is cst.SimpleString \
-        and str(target.evaluated_value).partition(":")[0] == "cpu"  # type: ignore[union-attr]
+    return (string_value(target) or "").partition(":")[0] == "cpu"
 
 
 def _called_name(call: cst.Call) -> str | None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 
 import libcst as cst
 
+from trainlint.analysis.literals import literal_value, string_value
 from trainlint.analysis.receivers import Binding, Receivers
 from trainlint.analysis.scopes import _parameters, assignment_targets, bound_arguments, dotted_name, named_parameters
 from trainlint.analysis.training import method_call, scaled_backward_scaler
@@ -90,7 +91,7 @@ def dict_entry(ctx: FileContext, value: cst.BaseExpression, name: str) -> cst.Ba
     if type(value) is not cst.Dict or any(type(e) is cst.StarredDictElement for e in value.elements):
         return None
     entries = [e.value for e in value.elements  # type: ignore[union-attr]
-               if type(e.key) is cst.SimpleString and e.key.evaluated_value == name]  # type: ignore[union-attr]
+               if string_value(e.key) == name]  # type: ignore[union-attr]
     return entries[-1] if entries else None
 
 
@@ -126,8 +127,8 @@ def _sets_another_key(ctx: FileContext, node: cst.CSTNode, name: str) -> bool:
         return False
     key = item.slice[0].slice
     target = ctx.parent(item)
-    return (type(key) is cst.Index and type(key.value) is cst.SimpleString and key.value.evaluated_value != name
-            and type(target) is cst.AssignTarget and target.target is item)
+    written = literal_value(key.value) if type(key) is cst.Index else None
+    return written is not None and written != name and type(target) is cst.AssignTarget and target.target is item
 
 
 def changed_only_elsewhere(ctx: FileContext, variable: cst.Name, names: tuple[str, ...]) -> bool:

@@ -4,7 +4,8 @@ LibCST's `SimpleString.evaluated_value` runs `ast.literal_eval`, which builds
 four closures in a reference cycle on every call: a training script has
 hundreds of strings, and the cyclic collector then walks each set. A string
 with no backslash and no bytes prefix reads the same as its text between the
-quotes.
+quotes. A literal CPython refuses (`"\\N{NOTACHAR}"`) has no value here, where
+`evaluated_value` raises.
 
 Also whether a statement is a string literal written alone, as a docstring is.
 """
@@ -35,11 +36,33 @@ def string_value(expr: cst.BaseExpression | None) -> str | None:
     if "\r" not in text and ("\\" not in text or "r" in prefix):  # CPython reads "\r\n" as "\n"
         quote = 3 if text[len(prefix) : len(prefix) + 3] in ('"""', "'''") else 1
         return text[len(prefix) + quote : len(text) - quote]
-    try:
-        value = expr.evaluated_value  # type: ignore[union-attr]
-    except (SyntaxError, ValueError):  # LibCST parses escapes CPython refuses ('\x')
-        return None
+    value = _evaluated(expr)  # type: ignore[arg-type]
     return value if isinstance(value, str) else None
+
+
+def subscript_key(item: cst.Subscript) -> str | None:
+    """The string key written out in `item` (`parts["scheduler"]`), else None."""
+    if len(item.slice) != 1 or type(item.slice[0].slice) is not cst.Index:
+        return None
+    return string_value(item.slice[0].slice.value)  # type: ignore[attr-defined]
+
+
+def literal_value(expr: cst.BaseExpression | None) -> str | bytes | None:
+    """The value of a string or bytes literal (not an f-string), else None: the key of
+    `d[b"k"]` is one too."""
+    if type(expr) is not cst.SimpleString:
+        return None
+    return _evaluated(expr) if "b" in expr.prefix.lower() else string_value(expr)  # type: ignore[union-attr,arg-type]
+
+
+def _evaluated(literal: cst.SimpleString) -> str | bytes | None:
+    """LibCST's value of `literal`; None where CPython refuses the literal, which LibCST
+    parses all the same (`"\\x"`, `"\\N{NOTACHAR}"`): the file does not compile,
+    and a rule reading it must not crash."""
+    try:
+        return literal.evaluated_value
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte in it
+        return None
 
 
 def constant_text(expr: cst.BaseExpression | None) -> str | None:

@@ -72,15 +72,18 @@ def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     """`expr` holds an optimizer: built from one, passed one, stepped by a
     GradScaler, or both stepped and cleared with `zero_grad()` in this file
     (also as an item of a container: `optims["g"].step()` and
-    `for o in optims.values(): o.zero_grad()`)."""
+    `for o in optims.values(): o.zero_grad()`; and, in one function, what no
+    binding of the file tells: a global defined elsewhere, `args.opt`)."""
     receivers = ctx.receivers
     if receivers.is_kind(expr, OPTIMIZER):
         return True
     if receivers.kind(expr) is not None:
         return False
-    variables, containers = ctx.shared(_stepped_and_cleared)
+    variables, containers, unresolved = ctx.shared(_stepped_and_cleared)
     binding = receivers.binding(expr)
     if binding is not None and binding in variables:
+        return True
+    if binding is None and (ctx.enclosing_function(expr), ctx.code(expr)) in unresolved:
         return True
     container = receivers.binding(expr.value) if type(expr) is cst.Subscript else None
     return container is not None and container in containers
@@ -133,16 +136,22 @@ _OPTIMIZER_NAME = re.compile(r"^(optim(izer|iser)?s?|opt_\w+|opt[A-Z]\w*|\w+_(op
                              r"|[A-Za-z]\w*(Opt|Optim|Optimizer))$")
 
 
-def _stepped_and_cleared(ctx: FileContext) -> tuple[set[Binding], set[Binding]]:
+def _stepped_and_cleared(
+    ctx: FileContext,
+) -> tuple[set[Binding], set[Binding], set[tuple[cst.FunctionDef | None, str]]]:
     """Variables both stepped and cleared with `zero_grad()` in this file, and
     containers an item of which is stepped (`optims["g"].step()`) and whose items
     are cleared (`optims["g"].zero_grad()`). A loop variable cleared clears what
-    it ranges over (see `ranged_bindings`)."""
+    it ranges over (see `ranged_bindings`). And receivers with no binding (a global
+    no statement of the file defines, `args.opt`), by their function and code, both
+    stepped and cleared in that function (`opt.zero_grad(); loss.backward();
+    opt.step()`): one object there, an optimizer whatever it is."""
     receivers = ctx.receivers
     stepped: set[Binding] = set()
     cleared: set[Binding] = set()
     stepped_items: set[Binding] = set()
     cleared_items: set[Binding] = set()
+    unresolved: dict[bool, set[tuple[cst.FunctionDef | None, str]]] = {True: set(), False: set()}
     for node in ctx.nodes_of(cst.Call):
         receiver = method_call(node, "step", "zero_grad")
         if receiver is None:
@@ -152,6 +161,8 @@ def _stepped_and_cleared(ctx: FileContext) -> tuple[set[Binding], set[Binding]]:
         binding = receivers.binding(receiver)
         if binding is not None:
             (stepped if step else cleared).add(binding)
+        elif type(receiver) in (cst.Name, cst.Attribute):
+            unresolved[step].add((ctx.enclosing_function(node), ctx.code(receiver)))
         container = receivers.binding(receiver.value) if type(receiver) is cst.Subscript else None
         if container is not None:
             (stepped_items if step else cleared_items).add(container)
@@ -159,7 +170,7 @@ def _stepped_and_cleared(ctx: FileContext) -> tuple[set[Binding], set[Binding]]:
             variables, containers = ranged_bindings(ctx, receiver)
             cleared |= variables
             cleared_items |= containers
-    return stepped & cleared, stepped_items & cleared_items
+    return stepped & cleared, stepped_items & cleared_items, unresolved[True] & unresolved[False]
 
 
 def ranged_bindings(ctx: FileContext, expr: cst.BaseExpression) -> tuple[set[Binding], set[Binding]]:

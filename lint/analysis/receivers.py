@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import libcst as cst
 
+from trainlint.analysis.literals import string_value, subscript_key
 from trainlint.analysis.scopes import (
     _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
     named_parameters, owning_class, receiver_method,
@@ -71,7 +72,8 @@ _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|loa
 # `Receivers.only_assigned`)
 _BINDING_FIELDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
                    cst.NamedExpr: "target", cst.For: "target", cst.CompFor: "target", cst.Del: "target",
-                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name"}
+                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name",
+                   cst.MatchAs: "name", cst.MatchStar: "name", cst.MatchMapping: "rest"}
 
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
@@ -271,9 +273,11 @@ class Receivers:
         """The values `binding` is assigned, when plain assignments to it (`name = value`,
         `name: T = value`, `self.attr = value`) alone are what bind it: no parameter, loop,
         comprehension or `with ... as` target, tuple unpacking, `global`, walrus, `del`,
-        import or augmented assignment; None otherwise (it may hold anything)."""
+        import or augmented assignment, nor a `case` pattern's capture of a part (`case [a,
+        b]:`); None otherwise (it may hold anything). A case's capture of the whole subject
+        (`case opt:`, `case SGD() as opt:` of `match optimizer:`) assigns it the subject."""
         for node, part, parent in self.bound_at(binding):
-            if not (type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node):
+            if not (type(parent) in (cst.AssignTarget, cst.AnnAssign) and part is node or self._captures_subject(parent)):
                 return None  # bound otherwise than by a plain `name = value`
         return self.assigned(binding) or None
 
@@ -442,7 +446,7 @@ class Receivers:
             container = self.binding(expr.value)  # type: ignore[attr-defined]
             found = self.item_kinds.get(container) if container is not None else None
             # by attribute: a namespace's or a named tuple's field (`parts.scheduler`)
-            key = _literal_key(expr) if type(expr) is cst.Subscript else expr.attr.value  # type: ignore[attr-defined]
+            key = subscript_key(expr) if type(expr) is cst.Subscript else expr.attr.value  # type: ignore[attr-defined]
             if found is None and key is not None and container in self.keyed_kinds:
                 found = self.keyed_kinds[container].get(key)  # type: ignore[index]
         return found
@@ -494,8 +498,8 @@ class Receivers:
         qualified = self.ctx.qualified_name(module)
         if qualified not in _SCHEDULER_MODULES:
             return None
-        named = name.evaluated_value if type(name) is cst.SimpleString else None
-        return constructor_kind(f"{qualified}.{named}") if isinstance(named, str) else SCHEDULER
+        named = string_value(name)
+        return constructor_kind(f"{qualified}.{named}") if named is not None else SCHEDULER
 
     def _value_kind(self, value: cst.BaseExpression) -> str | None:
         if type(value) is cst.IfExp:
@@ -513,6 +517,16 @@ class Receivers:
                         yield from _paired(target.target, small.value)
                 elif type(small) is cst.AnnAssign and small.value is not None:
                     yield small.target, small.value
+        for match in self.ctx.nodes_of(cst.Match):
+            for case in match.cases:  # type: ignore[attr-defined]
+                if self._captures_subject(case.pattern):
+                    yield case.pattern.name, match.subject  # type: ignore[attr-defined]
+
+    def _captures_subject(self, pattern: cst.CSTNode) -> bool:
+        """`pattern` is a case's whole pattern and binds the subject itself to a name:
+        `case opt:`, `case SGD() as opt:`."""
+        return (type(pattern) is cst.MatchAs and pattern.name is not None
+                and type(self.ctx.parent(pattern)) is cst.MatchCase)
 
     def _collect_assignments(self) -> None:
         for binding, call, index in self._unpacked:
@@ -662,10 +676,10 @@ class Receivers:
         if type(value) is cst.Dict:
             keyed: dict[str, str | None] = {}
             for element in value.elements:
-                key = getattr(element, "key", None)
-                if type(element) is not cst.DictElement or type(key) is not cst.SimpleString:
+                key = string_value(getattr(element, "key", None))
+                if type(element) is not cst.DictElement or key is None:
                     return None
-                keyed[key.evaluated_value] = self._value_kind(element.value)  # type: ignore[assignment]
+                keyed[key] = self._value_kind(element.value)
             return keyed
         if type(value) is not cst.Call:
             return None
@@ -781,7 +795,7 @@ class Receivers:
         """The values of a dict written out, a namespace or a named tuple `value` builds,
         by key or field (None where not known)."""
         if type(value) is cst.Dict:
-            return [(getattr(getattr(element, "key", None), "evaluated_value", None), element.value)
+            return [(string_value(getattr(element, "key", None)), element.value)
                     for element in value.elements]
         fields = self.named_tuple_fields(value) or ()  # type: ignore[arg-type]
         return [(arg.keyword.value if arg.keyword is not None else fields[index] if index < len(fields) else None,
@@ -1149,8 +1163,8 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
     """The field names `namedtuple` / `NamedTuple` are given, written out: `"a b"`, `"a,
     b"`, `["a", "b"]`, `[("a", int), ("b", str)]`; None otherwise."""
     if type(spec) is cst.SimpleString:
-        text = spec.evaluated_value
-        names = tuple(text.replace(",", " ").split()) if isinstance(text, str) else ()
+        text = string_value(spec)
+        names = tuple(text.replace(",", " ").split()) if text is not None else ()
         return names if names and all(name.isidentifier() for name in names) else None
     if type(spec) not in (cst.List, cst.Tuple):
         return None
@@ -1159,16 +1173,8 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
         item = element.value
         if type(item) is cst.Tuple and item.elements:
             item = item.elements[0].value
-        if type(item) is not cst.SimpleString or not isinstance(item.evaluated_value, str):
+        name = string_value(item)
+        if name is None:
             return None
-        names.append(item.evaluated_value)
+        names.append(name)
     return tuple(names) or None
-
-
-def _literal_key(expr: cst.BaseExpression) -> str | None:
-    """The string key a subscript is written with (`parts["scheduler"]`), or None."""
-    if type(expr) is not cst.Subscript or len(expr.slice) != 1:
-        return None
-    index = expr.slice[0].slice
-    value = index.value if type(index) is cst.Index else None
-    return value.evaluated_value if type(value) is cst.SimpleString else None  # type: ignore[return-value]

@@ -194,6 +194,10 @@ class ScopeTable:
             for handler in stmt.handlers:
                 if handler.name is not None:
                     self._bind_target(scope, handler.name.name)
+        elif type(stmt) is cst.Match:
+            for case in stmt.cases:
+                for name in pattern_captures(case.pattern):
+                    self._bind_local(scope, name.value)
         for body in _child_blocks(stmt):
             self._collect_block(body, scope)
 
@@ -251,6 +255,19 @@ class ScopeTable:
                 self._bind_target(scope, element.value)
         elif type(target) is cst.StarredElement:
             self._bind_target(scope, target.value)
+
+
+def pattern_captures(pattern: cst.MatchPattern) -> Iterator[cst.Name]:
+    """The names a `case` pattern binds: `opt` of `case opt:`, `case SGD() as opt:`,
+    `case [opt, *rest]:`, `case Holder(opt=opt):`, `case {"opt": opt, **rest}:`."""
+    pending: list[cst.CSTNode] = [pattern]
+    while pending:  # without recursion, as deep as a pattern nests
+        node = pending.pop()
+        if type(node) in (cst.MatchAs, cst.MatchStar) and node.name is not None:  # type: ignore[attr-defined]
+            yield node.name  # type: ignore[attr-defined]
+        elif type(node) is cst.MatchMapping and node.rest is not None:  # type: ignore[attr-defined]
+            yield node.rest  # type: ignore[attr-defined]
+        pending += reversed(node.children)
 
 
 def _parameters(params: cst.Parameters) -> Iterator[cst.Param]:

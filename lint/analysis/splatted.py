@@ -19,6 +19,7 @@ from typing import Callable, NamedTuple
 import libcst as cst
 
 from trainlint.analysis.flow import Facts, Flow
+from trainlint.analysis.literals import string_value, subscript_key
 from trainlint.analysis.receivers import Binding
 from trainlint.context import FileContext
 
@@ -114,7 +115,7 @@ def _effect(ctx: FileContext, name: cst.Name, keys: frozenset[str]) -> tuple[cst
         if type(statement) is cst.Assign and len(statement.targets) == 1:
             return statement, _rebuilt(ctx, statement, keys)
     if type(parent) is cst.Subscript and parent.value is name:
-        key = _literal_key(parent)
+        key = subscript_key(parent)
         above = ctx.parent(parent)
         if type(above) is cst.AssignTarget and above.target is parent:
             statement = ctx.parent(above)
@@ -152,7 +153,7 @@ def _method(ctx: FileContext, method: str, call: cst.Call, keys: frozenset[str])
     if any(arg.star for arg in call.args):
         return _unseen
     first = call.args[0].value if call.args and call.args[0].keyword is None else None
-    key = first.evaluated_value if type(first) is cst.SimpleString else None
+    key = string_value(first)
     if method == "update":
         written = _written_out(ctx, first) if first is not None else {}
         if written is None or len(call.args) - (first is not None) != sum(arg.keyword is not None for arg in call.args):
@@ -178,18 +179,12 @@ def _written_out(ctx: FileContext, value: cst.BaseExpression) -> dict[str, cst.B
     if type(value) is cst.Dict:
         entries: dict[str, cst.BaseExpression] = {}
         for element in value.elements:
-            if type(element) is not cst.DictElement or type(element.key) is not cst.SimpleString:
+            key = string_value(element.key) if type(element) is cst.DictElement else None
+            if key is None:
                 return None
-            entries[element.key.evaluated_value] = element.value  # type: ignore[index]
+            entries[key] = element.value
         return entries
     return None
-
-
-def _literal_key(subscript: cst.Subscript) -> str | None:
-    if len(subscript.slice) != 1 or type(subscript.slice[0].slice) is not cst.Index:
-        return None
-    value = subscript.slice[0].slice.value  # type: ignore[attr-defined]
-    return value.evaluated_value if type(value) is cst.SimpleString else None  # type: ignore[no-any-return]
 
 
 def _same(facts: Facts) -> Facts:

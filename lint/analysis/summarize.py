@@ -36,7 +36,7 @@ from trainlint.analysis.guards import (
     caller_bound, guard_tests, is_device_check, parameter_default, passes_by_default, skipped_at_first,
     tests_a_remainder,
 )
-from trainlint.analysis.literals import constant_text, string_value
+from trainlint.analysis.literals import constant_text, string_value, subscript_key
 from trainlint.analysis.names import BUILTIN_NAMES, canonical, lookup
 from trainlint.analysis.loops import (
     clearing_name, clears_grads, grad_mode_at, innermost_loop, is_backward, mode_switch, optimizer_step,
@@ -1859,7 +1859,7 @@ class _Summarizer:
                 if type(part) is cst.Name and receivers.binding(part) == binding:
                     entry = dict_entry(self.ctx, node.value, key)  # type: ignore[attr-defined]
                 elif (type(part) is cst.Subscript and type(part.value) is cst.Name
-                      and receivers.binding(part.value) == binding and _subscript_text(part) == key):
+                      and receivers.binding(part.value) == binding and subscript_key(part) == key):
                     entry = node.value  # type: ignore[attr-defined]
                 else:
                     continue
@@ -2052,13 +2052,6 @@ def batched(value: cst.BaseExpression) -> cst.BaseExpression:
     wrapped = [a.value for a in value.args[:1] if a.keyword is None and not a.star]
     wrapped += [a.value for a in value.args if a.keyword is not None and a.keyword.value == "sampler"]
     return wrapped[0] if wrapped else value
-
-
-def _subscript_text(item: cst.Subscript) -> str | None:
-    """The string an item is read or written under (`kwargs["sampler"]`)."""
-    if len(item.slice) != 1 or type(item.slice[0].slice) is not cst.Index:
-        return None
-    return string_value(item.slice[0].slice.value)
 
 
 def _always_shuffles(sampler: cst.Call) -> bool:
