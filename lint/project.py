@@ -34,7 +34,8 @@ from typing import Iterable, Iterator, Mapping
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.mro import c3_order
 from trainlint.summaries import (
-    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, NN_MODULE, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, NN_MODULE, OTHER, STEP, TORCH, TORCH_EXPORT, TORCH_KIND,
+    UNBOUND,
     UNKNOWN_PATCHES, Call, Summary, close, may_summarize,
 )
 
@@ -189,6 +190,8 @@ class Project:
         self._c3_orders: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}
         # whether each class, by (file, class), is a module, and the facts read to know (see `builds_a_module`)
         self._modules: dict[tuple[str, str], tuple[bool, frozenset[str]]] = {}
+        # the torch kind each class derives from, by (file, class), and the facts read (see `torch_class_kind`)
+        self._kinds: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -214,6 +217,11 @@ class Project:
                 if name.endswith(NN_MODULE):
                     if self.builds_a_module(path, name.removesuffix(f".{NN_MODULE}")):
                         found[name] = Summary()
+                    continue
+                if name.endswith(TORCH_KIND):
+                    kind = self.torch_class_kind(path, name.removesuffix(f".{TORCH_KIND}"))
+                    if kind:
+                        found[name] = Summary(returns_kind=kind)
                     continue
                 if name.endswith(MODULE_RUN):
                     patches = self.patched_on_import(path, module_of(name))
@@ -494,6 +502,23 @@ class Project:
                 found = any(file and f"{base}.{NN_MODULE}" in self._read(file).summaries
                             for file, base in self._class_graph(path, cls))
             kept = self._modules[path, cls] = (found, frozenset(reads))
+        self._note(kept[1])
+        return kept[0]
+
+    def torch_class_kind(self, path: str, qualified: str) -> str:
+        """The kind ("optimizer", "scheduler") of the torch class that the lineage of
+        `qualified`, a class of the project as `path` names it, reaches through the
+        project's files (its module's fact `TORCH_KIND`); "" where none is known."""
+        found = self._class_at(path, qualified)
+        if found is None:
+            return ""
+        kept = self._kinds.get(found)
+        if kept is None:
+            with self._recording() as reads:
+                kinds = (self._read(file).summaries.get(f"{base}.{TORCH_KIND}")
+                         for file, base in self._class_graph(*found) if file)
+                kind = next((summary.returns_kind for summary in kinds if summary is not None), "")
+            kept = self._kinds[found] = (kind, frozenset(reads))
         self._note(kept[1])
         return kept[0]
 

@@ -1,0 +1,53 @@
+"""Schedulers built from the project's classes and stepped at the top of each iteration:
+those whose class derives from torch's scheduler skip their first value."""
+import torch
+
+from cosine import WarmupCosine
+from schedules import LinearRamp, WarmupPoly
+
+
+class Trainer:
+    def __init__(self, model, loader, iters):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        self.lr_scheduler = WarmupPoly(self.optimizer, total=iters)
+
+    def train(self):
+        self.model.train()
+        for images, targets in self.loader:
+            self.lr_scheduler.step()  # expect: TL404
+            loss = self.model(images, targets)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+
+def train_cosine(model, loader, iters):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    schedule = WarmupCosine(optimizer, total=iters)
+    for images, targets in loader:
+        schedule.step()  # expect: TL404
+        optimizer.zero_grad()
+        model(images, targets).backward()
+        optimizer.step()
+
+
+def train_in_order(model, loader, iters):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    schedule = WarmupCosine(optimizer, total=iters)
+    for images, targets in loader:
+        optimizer.zero_grad()
+        model(images, targets).backward()
+        optimizer.step()
+        schedule.step()
+
+
+def train_ramped(model, loader, iters):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    ramp = LinearRamp(optimizer, total=iters)
+    for images, targets in loader:
+        ramp.step()
+        optimizer.zero_grad()
+        model(images, targets).backward()
+        optimizer.step()
