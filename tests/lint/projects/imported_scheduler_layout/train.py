@@ -1,8 +1,10 @@
-"""Schedulers built from the project's classes and stepped at the top of each iteration:
-those whose class derives from torch's scheduler skip their first value."""
+"""Schedulers and an optimizer built from the project's classes: those whose class derives
+from torch's scheduler skip their first value when stepped first; the optimizer's gradients
+are never cleared. The hand-made schedule and the weight averager are neither."""
 import torch
 
 from cosine import WarmupCosine
+from optimizers import SignDescent, WeightAverager
 from schedules import LinearRamp, WarmupPoly
 
 
@@ -51,3 +53,20 @@ def train_ramped(model, loader, iters):
         optimizer.zero_grad()
         model(images, targets).backward()
         optimizer.step()
+
+
+def train_sign_descent(model, loader, epochs):
+    optimizer = SignDescent(model.parameters())
+    for epoch in range(epochs):
+        for images, targets in loader:
+            model(images, targets).backward()
+            optimizer.step()  # expect: TL401
+
+
+def train_averaged(model, loader, epochs):
+    averager = WeightAverager(model)
+    for epoch in range(epochs):
+        for images, targets in loader:
+            with torch.no_grad():
+                model(images, targets)
+            averager.step()
