@@ -185,11 +185,12 @@ class Receivers:
         # what a method reads as `self.attr` and its class does not assign is its base's (see `binding`)
         self._bases = _bases_in_file(ctx)
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`),
-        # also through another class of the file (`class CosineRestart(WarmRestart)`)
+        # also through another class of the file (`class CosineRestart(WarmRestart)`) or one of another
+        # module of the project (`class LocalCosine(WarmupPoly)` of `from schedules import WarmupPoly`)
         self._class_kinds: dict[str, str] = {}
         for node in ctx.nodes_of(cst.ClassDef):
             kind = next((found for cls in _lineage(node, self._bases)  # type: ignore[arg-type]
-                         if (found := subclassed_kind(ctx, cls)) is not None), None)
+                         if (found := self._subclassed_kind(cls)) is not None), None)
             if kind is not None:
                 self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         self._self_attributes: dict[cst.ClassDef, set[str]] = {}
@@ -686,6 +687,13 @@ class Receivers:
         if not found or None in found or any(keyed != found[0] for keyed in found):
             return None
         return found[0]
+
+    def _subclassed_kind(self, cls: cst.ClassDef) -> str | None:
+        """The kind of the optimizer or scheduler `cls` derives from by one of its bases:
+        a class of torch's, or one of another module of the project whose lineage reaches
+        one (asked of the project for each imported base, see `module_class_questions`)."""
+        return subclassed_kind(self.ctx, cls) or next(
+            (kind for base in cls.bases if (kind := self._project_class_kind(self.ctx.qualified_name(base.value)))), None)
 
     def _project_class_kind(self, qualified: str | None) -> str | None:
         """What a class of another module of the project builds, when its lineage reaches

@@ -8,6 +8,26 @@ from optimizers import SignDescent, WeightAverager
 from schedules import LinearRamp, WarmupPoly
 
 
+class LocalCosine(WarmupPoly):
+    """A schedule of this file on one of schedules.py, which derives from torch's."""
+
+
+class ShortCosine(LocalCosine):
+    pass
+
+
+class LocalSign(SignDescent):
+    pass
+
+
+class LocalRamp(LinearRamp):
+    """On the hand-made schedule: nothing of torch's to skip."""
+
+
+class LocalAverager(WeightAverager):
+    pass
+
+
 class Trainer:
     def __init__(self, model, loader, iters):
         self.model = model
@@ -69,4 +89,28 @@ def train_averaged(model, loader, epochs):
         for images, targets in loader:
             with torch.no_grad():
                 model(images, targets)
+            averager.step()
+
+
+def train_local_schedule(model, loader, iters):
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    schedule = LocalCosine(optimizer, total=iters)
+    short = ShortCosine(optimizer, total=iters)
+    ramp = LocalRamp(optimizer, total=iters)
+    for images, targets in loader:
+        schedule.step()  # expect: TL404
+        short.step()  # expect: TL404
+        ramp.step()
+        optimizer.zero_grad()
+        model(images, targets).backward()
+        optimizer.step()
+
+
+def train_local_sign_descent(model, loader, epochs):
+    optimizer = LocalSign(model.parameters())
+    averager = LocalAverager(model)
+    for epoch in range(epochs):
+        for images, targets in loader:
+            model(images, targets).backward()
+            optimizer.step()  # expect: TL401
             averager.step()
