@@ -34,7 +34,8 @@ from typing import Iterable, Iterator, Mapping
 from trainlint.hooks import HOOK_LOOPS, HookLoop, hook_key
 from trainlint.mro import c3_order
 from trainlint.summaries import (
-    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, NN_MODULE, OTHER, STEP, TORCH, TORCH_EXPORT, UNBOUND,
+    BACKWARD, GLOBALS_WRITER_WORDS, HIDDEN, LOOP, MODULE_RUN, NN_MODULE, OTHER, STEP, TORCH, TORCH_EXPORT, TORCH_KIND,
+    UNBOUND,
     UNKNOWN_PATCHES, Call, Summary, close, may_summarize,
 )
 
@@ -187,8 +188,9 @@ class Project:
         self._locally_closed: dict[str, Mapping[str, Summary]] = {}  # see `_hook_summary`
         # each class's C3 order, by (file, class): None where Python refuses it (see `_lineage`)
         self._c3_orders: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {}
-        # whether each class, by (file, class), is a module, and the facts read to know (see `builds_a_module`)
-        self._modules: dict[tuple[str, str], tuple[bool, frozenset[str]]] = {}
+        # the fact of a class's lineage (`NN_MODULE`, `TORCH_KIND`) by (file, class, fact), and the
+        # facts read to know (see `_lineage_fact`)
+        self._lineage_facts: dict[tuple[str, str, str], tuple[Summary | None, frozenset[str]]] = {}
 
     # -- what a file needs --------------------------------------------------
     def inputs(self, path: str) -> dict[str, Summary]:
@@ -214,6 +216,11 @@ class Project:
                 if name.endswith(NN_MODULE):
                     if self.builds_a_module(path, name.removesuffix(f".{NN_MODULE}")):
                         found[name] = Summary()
+                    continue
+                if name.endswith(TORCH_KIND):
+                    kind = self.torch_class_kind(path, name.removesuffix(f".{TORCH_KIND}"))
+                    if kind:
+                        found[name] = Summary(returns_kind=kind)
                     continue
                 if name.endswith(MODULE_RUN):
                     patches = self.patched_on_import(path, module_of(name))
@@ -482,18 +489,28 @@ class Project:
         module's fact `NN_MODULE`): a class of a library's, or past the lineage followed, is
         not known to be one."""
         found = self._class_at(path, qualified)
-        return found is not None and self._is_module(*found)
+        return found is not None and self._lineage_fact(*found, NN_MODULE) is not None
 
-    def _is_module(self, path: str, cls: str) -> bool:
-        """`builds_a_module` of the class `cls` of `path`, worked out once for the run:
-        every file of the project that names it asks the same (a class of a shared
+    def torch_class_kind(self, path: str, qualified: str) -> str:
+        """The kind ("optimizer", "scheduler") of the torch class that the lineage of
+        `qualified`, a class of the project as `path` names it, reaches through the
+        project's files (its module's fact `TORCH_KIND`); "" where none is known."""
+        found = self._class_at(path, qualified)
+        summary = self._lineage_fact(*found, TORCH_KIND) if found is not None else None
+        return summary.returns_kind if summary is not None else ""
+
+    def _lineage_fact(self, path: str, cls: str, fact: str) -> Summary | None:
+        """The first summary of `fact` (`NN_MODULE`, `TORCH_KIND`) that a module of the
+        project holds for a class of the lineage of `cls` of `path`, worked out once for the
+        run: every file of the project that names it asks the same (a class of a shared
         `models.py`), each time told the facts its lineage was read from."""
-        kept = self._modules.get((path, cls))
+        kept = self._lineage_facts.get((path, cls, fact))
         if kept is None:
             with self._recording() as reads:
-                found = any(file and f"{base}.{NN_MODULE}" in self._read(file).summaries
-                            for file, base in self._class_graph(path, cls))
-            kept = self._modules[path, cls] = (found, frozenset(reads))
+                summaries = (self._read(file).summaries.get(f"{base}.{fact}")
+                             for file, base in self._class_graph(path, cls) if file)
+                found = next((summary for summary in summaries if summary is not None), None)
+            kept = self._lineage_facts[path, cls, fact] = (found, frozenset(reads))
         self._note(kept[1])
         return kept[0]
 

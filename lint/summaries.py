@@ -57,6 +57,11 @@ TORCH_EXPORT = "<torch>"
 # `<class as it names it>.<nn.Module>`, and is told (an empty summary) where the class's
 # lineage, through the project's files, reaches such a class (see `Project.builds_a_module`)
 NN_MODULE = "<nn.Module>"
+# the key of a fact of a module's class (`PolyLR.<torch kind>`): it derives from an optimizer or a
+# scheduler class of torch itself, the summary's `returns_kind` saying which; a file that builds a
+# class of another module asks about `<class as it names it>.<torch kind>`, and is told the kind
+# its lineage, through the project's files, reaches (see `Project.torch_class_kind`)
+TORCH_KIND = "<torch kind>"
 # how a module binds `torch`, as `Summary.torch_export` says it
 TORCH = "torch"  # by `import torch` / `import torch.x` alone
 HIDDEN = "hidden"  # its literal `__all__` leaves `torch` out: a star import of it binds no `torch`

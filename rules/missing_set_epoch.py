@@ -26,6 +26,10 @@ _LIBRARIES_THAT_ONLY_ITERATE = frozenset({"torch", "tqdm", "itertools", "rich", 
 # values made from a loader that are not the loader: a number, a text, a truth value
 _MADE_FROM_IT = (cst.FormattedString, cst.ConcatenatedString, cst.BinaryOperation, cst.Comparison,
                  cst.UnaryOperation)
+# what a loader's (or a sampler's) attributes hold besides the sampler: `loader.dataset` handed
+# to a logger is not the loader, while `loader.sampler` and `loader.batch_sampler` may be set an epoch
+_NOT_THE_SAMPLER = frozenset({"dataset", "batch_size", "num_workers", "collate_fn", "drop_last", "pin_memory",
+                              "num_replicas", "rank"})
 _MEASURES = frozenset({"len", "str", "repr", "int", "float", "bool", "format", "isinstance", "type", "id",
                        "hash", "builtins.len", "builtins.str", "builtins.repr", "builtins.int", "builtins.float",
                        "builtins.bool", "builtins.format", "builtins.isinstance", "builtins.type", "builtins.id",
@@ -111,7 +115,8 @@ class MissingSetEpoch(Rule):
     reads, by a class that runs no loop (a mixin that sets `self.train_loader`
     for a base class elsewhere to train on) (a number or
     a text made from the loader, `len(loader)` or an f-string, is not the
-    loader, nor is another function's variable of the same name). Nor is a
+    loader, nor is what it holds besides the sampler, `logger.info(loader.dataset)`,
+    nor is another function's variable of the same name). Nor is a
     loader that objects of a class of the file keep (set in `__init__`) and
     step through by hand only (`self.pending = iter(self.loader)`, then
     `next(self.pending)`), when the file makes them itself and nothing in it
@@ -1858,7 +1863,8 @@ class MissingSetEpoch(Rule):
     def _passes_itself(self, value: cst.CSTNode, texts: set[str], carriers: set[Binding]) -> bool:
         """`value`, an argument, may hand over the carrier itself: it names it (as the
         same variable), or builds on it, other than through a number, a text or a
-        truth value made from it."""
+        truth value made from it, or an attribute that holds neither loader nor sampler
+        (`loader.dataset`)."""
         kind = type(value)
         if kind in _MADE_FROM_IT:
             return False
@@ -1868,7 +1874,9 @@ class MissingSetEpoch(Rule):
             binding = self.ctx.receivers.binding(value)
             return binding is None or not carriers or binding in carriers
         if kind is cst.Attribute:  # `self.loader` as written, or what `loader.sampler` reads
-            return self.ctx.code(value) in texts or self._passes_itself(value.value, texts, carriers)
+            if self.ctx.code(value) in texts:
+                return True
+            return value.attr.value not in _NOT_THE_SAMPLER and self._passes_itself(value.value, texts, carriers)
         if kind is cst.Call:
             if _measures(self.ctx, value):  # type: ignore[arg-type]
                 return False

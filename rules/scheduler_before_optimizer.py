@@ -24,7 +24,9 @@ class SchedulerBeforeOptimizer(Rule):
     `torch.optim.lr_scheduler` or a known schedule factory
     (`transformers.get_*_schedule*`) count, also a class of that module looked
     up by name (`getattr(lr_scheduler, cfg.name)(optimizer)`) and a class of the
-    file that subclasses torch's, directly or through another class of the file.
+    file that subclasses torch's, directly or through another class of the file,
+    or of another module of the project (`from utils.lr import WarmupPolyLR`, a
+    `class WarmupPolyLR(_LRScheduler)` there), through the project's files.
 
     ## Why is this bad?
     Since PyTorch 1.1 a scheduler's `step()` must follow the optimizer's:

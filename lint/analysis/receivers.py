@@ -26,7 +26,7 @@ from trainlint.analysis.scopes import (
 )
 from trainlint.analysis.walk import only
 from trainlint.semantic import SemanticModel
-from trainlint.summaries import item_position
+from trainlint.summaries import TORCH_KIND, item_position
 
 if TYPE_CHECKING:
     from trainlint.summaries import Summary
@@ -130,7 +130,7 @@ _BASE_CLASSES = {"torch.optim.Optimizer": OPTIMIZER, "torch.optim.optimizer.Opti
 _SCHEDULER_MODULES = frozenset({"torch.optim.lr_scheduler"})
 
 
-def _subclassed_kind(ctx: SemanticModel, cls: cst.ClassDef) -> str | None:
+def subclassed_kind(ctx: SemanticModel, cls: cst.ClassDef) -> str | None:
     """The kind of the optimizer or scheduler base class `cls` names among its bases."""
     return next((kind for base in cls.bases
                  if (kind := _BASE_CLASSES.get(ctx.qualified_name(base.value) or "")) is not None), None)
@@ -187,11 +187,12 @@ class Receivers:
         # what a method reads as `self.attr` and its class does not assign is its base's (see `binding`)
         self._bases = _bases_in_file(ctx)
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`),
-        # also through another class of the file (`class CosineRestart(WarmRestart)`)
+        # also through another class of the file (`class CosineRestart(WarmRestart)`) or one of another
+        # module of the project (`class LocalCosine(WarmupPoly)` of `from schedules import WarmupPoly`)
         self._class_kinds: dict[str, str] = {}
         for node in ctx.nodes_of(cst.ClassDef):
             kind = next((found for cls in _lineage(node, self._bases)  # type: ignore[arg-type]
-                         if (found := _subclassed_kind(ctx, cls)) is not None), None)
+                         if (found := self._subclassed_kind(cls)) is not None), None)
             if kind is not None:
                 self._class_kinds.setdefault(node.name.value, kind)  # type: ignore[attr-defined]
         self._self_attributes: dict[cst.ClassDef, set[str]] = {}
@@ -477,6 +478,8 @@ class Receivers:
         if kind is None:
             external = self._external(call)
             kind = external.returns_kind or None if external is not None else None
+        if kind is None:
+            kind = self._project_class_kind(qualified)
         if kind is None and type(call.func) is cst.Name:
             kind = self._class_kinds.get(call.func.value)
         if kind is None and type(call.func) is cst.Call:
@@ -704,6 +707,21 @@ class Receivers:
         if not found or None in found or any(keyed != found[0] for keyed in found):
             return None
         return found[0]
+
+    def _subclassed_kind(self, cls: cst.ClassDef) -> str | None:
+        """The kind of the optimizer or scheduler `cls` derives from by one of its bases:
+        a class of torch's, or one of another module of the project whose lineage reaches
+        one (asked of the project for each imported base, see `module_class_questions`)."""
+        return subclassed_kind(self.ctx, cls) or next(
+            (kind for base in cls.bases if (kind := self._project_class_kind(self.ctx.qualified_name(base.value)))), None)
+
+    def _project_class_kind(self, qualified: str | None) -> str | None:
+        """What a class of another module of the project builds, when its lineage reaches
+        an optimizer or a scheduler of torch (`PolyLR(opt, ...)` of a `class
+        PolyLR(_LRScheduler)` in utils/sched.py; see `TORCH_KIND`)."""
+        external = getattr(self.ctx, "external", None)
+        found = external.get(f"{qualified}.{TORCH_KIND}") if external and qualified else None
+        return found.returns_kind or None if found is not None else None
 
     def _external(self, call: cst.Call) -> Summary | None:
         """The summary of the function of another module of the project that `call`

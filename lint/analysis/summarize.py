@@ -51,7 +51,7 @@ from trainlint.analysis.precision import (
 )
 from trainlint.analysis.receivers import (
     DATALOADER, Binding, GRAD_SCALER, OPTIMIZER, SAMPLER, SCHEDULER, constructor_kind, named_tuple_classes,
-    sampler_shuffle,
+    sampler_shuffle, subclassed_kind,
 )
 from trainlint.analysis.runtime_patches import module_run, module_runs
 from trainlint.analysis.search_paths import search_paths
@@ -72,7 +72,7 @@ from trainlint.mro import c3_order
 from trainlint.project import FileFacts, member_of
 from trainlint.summaries import (
     BACKWARD, CLIP, DISTRIBUTED_LOADER, EMPTY_CACHE, EVAL, GRAPH, LOOP, MAY_ZERO_GRAD, SCALER_STEP, SCALER_UPDATE,
-    NN_MODULE, SCHEDULER_STEP, STEP, STEP_HOOK_REGISTRATIONS, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
+    NN_MODULE, SCHEDULER_STEP, TORCH_KIND, STEP, STEP_HOOK_REGISTRATIONS, TRAIN, UNPINNED_LOADER, UNSCALE, ZERO_GRAD, GRAPH_EFFECTS,
     Call, Event, Given, Needs, Summary, close, field_items, with_items,
 )
 
@@ -2576,18 +2576,22 @@ def file_facts(ctx: FileContext) -> FileFacts:
     named_tuples = {name: Summary(fields=fields) for name, fields in named_tuple_classes(ctx).items()
                     if name not in summaries.open}
     # what importing it does (see `module_run`) and how it binds `torch` for a star import
-    facts = {**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx), **_torch_module_classes(ctx)}
+    facts = {**summaries.open, **named_tuples, **module_run(ctx), **module_facts(ctx), **_torch_module_classes(ctx),
+             **_torch_kind_classes(ctx)}
     return FileFacts(facts, frozenset(called), imports, stars, bases, search_paths(ctx))
 
 
 def module_class_questions(called: set[str], targets: CallTargets) -> set[str]:
     """`nets.Net.<nn.Module>` for each class of another module the file builds (`Net()` of
     `from nets import Net`, named as a class is: capitalized) or derives a class of its own
-    from: the project says whether its lineage reaches a class of `torch.nn` (see `NN_MODULE`)."""
+    from: the project says whether its lineage reaches a class of `torch.nn` (see `NN_MODULE`);
+    and `nets.Net.<torch kind>`: whether it reaches an optimizer or a scheduler of torch (see
+    `TORCH_KIND`)."""
     built = {name.removesuffix(".__init__") for name in called}
     built.update(base for cls in targets.classes for base in targets.imported_bases(cls))
-    return {f"{name}.{NN_MODULE}" for name in built
-            if name.rpartition(".")[2][:1].isupper() and not name.startswith(("torch.", "builtins."))}
+    return {f"{name}.{question}" for name in built
+            if name.rpartition(".")[2][:1].isupper() and not name.startswith(("torch.", "builtins."))
+            for question in (NN_MODULE, TORCH_KIND)}
 
 
 def _torch_module_classes(ctx: FileContext) -> dict[str, Summary]:
@@ -2596,6 +2600,14 @@ def _torch_module_classes(ctx: FileContext) -> dict[str, Summary]:
     module's class to it (see `NN_MODULE`)."""
     return {f"{cls.name.value}.{NN_MODULE}": Summary() for cls in ctx.module.body  # type: ignore[attr-defined]
             if type(cls) is cst.ClassDef and any(is_torch_nn_class(ctx.qualified_name(base.value)) for base in cls.bases)}
+
+
+def _torch_kind_classes(ctx: FileContext) -> dict[str, Summary]:
+    """`PolyLR.<torch kind>` for each class of the module's top level that derives from an
+    optimizer or a scheduler class of torch itself (`class PolyLR(_LRScheduler)`), its kind
+    as `returns_kind`: the project follows the lineage of another module's class to it."""
+    return {f"{cls.name.value}.{TORCH_KIND}": Summary(returns_kind=kind) for cls in ctx.module.body  # type: ignore[attr-defined]
+            if type(cls) is cst.ClassDef and (kind := subclassed_kind(ctx, cls)) is not None}
 
 
 def reexports_imported(ctx: FileContext) -> set[str]:

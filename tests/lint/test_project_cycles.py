@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from trainlint.project import FileFacts, Project
-from trainlint.summaries import NN_MODULE, STEP, Call, Summary
+from trainlint.summaries import NN_MODULE, STEP, TORCH_KIND, Call, Summary
 
 
 def _facts(root: Path) -> dict[str, FileFacts]:
@@ -76,16 +78,19 @@ def test_a_large_cycle_of_files_is_closed_in_a_few_rounds(tmp_path: Path, monkey
     assert closes <= 4 * count
 
 
-def test_a_model_class_many_files_build_is_followed_once_and_each_is_told_its_files(
-        tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("fact", [NN_MODULE, TORCH_KIND])
+def test_a_class_many_files_build_is_followed_once_and_each_is_told_its_files(
+        tmp_path: Path, monkeypatch, fact: str) -> None:
     """Forty scripts build `nets.Net`, whose base `Backbone` of base.py derives from
-    `nn.Module`: its lineage is walked once for the run, and each script is still told
-    that its answer was read from nets.py and base.py (a cached run follows them)."""
-    facts = {str(tmp_path / "base.py"): FileFacts({f"Backbone.{NN_MODULE}": Summary()}, bases={"Backbone": ()}),
+    `nn.Module` (or from torch's scheduler class): its lineage is walked once for the run,
+    and each script is still told that its answer was read from nets.py and base.py (a
+    cached run follows them)."""
+    told = Summary(returns_kind="scheduler" if fact == TORCH_KIND else "")
+    facts = {str(tmp_path / "base.py"): FileFacts({f"Backbone.{fact}": told}, bases={"Backbone": ()}),
              str(tmp_path / "nets.py"): FileFacts(bases={"Net": ("base.Backbone",), "Plain": ()})}
     scripts = [str(tmp_path / f"train{i}.py") for i in range(40)]
     for script in scripts:
-        facts[script] = FileFacts(calls=frozenset({f"nets.Net.{NN_MODULE}", f"nets.Plain.{NN_MODULE}"}))
+        facts[script] = FileFacts(calls=frozenset({f"nets.Net.{fact}", f"nets.Plain.{fact}"}))
     walks = 0
     real_graph = Project._class_graph
 
@@ -98,6 +103,6 @@ def test_a_model_class_many_files_build_is_followed_once_and_each_is_told_its_fi
     project = Project(tmp_path, facts)
     for script in scripts:
         inputs, reads = project.inputs_and_reads(script)
-        assert set(inputs) == {f"nets.Net.{NN_MODULE}"}
+        assert inputs == {f"nets.Net.{fact}": told}
         assert {Path(p).name for p in reads} == {Path(script).name, "nets.py", "base.py"}
     assert walks == 2  # Net and Plain, once each

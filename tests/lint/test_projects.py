@@ -108,6 +108,28 @@ def test_a_model_class_that_stops_being_a_module_is_followed_through_the_cache(t
     assert cached() == cached() == {("finetune.py", 9, "TL405"), ("train.py", 33, "TL405")}
 
 
+@pytest.mark.parametrize(("module", "base", "code"), [
+    ("schedules.py", "torch.optim.lr_scheduler._LRScheduler", "TL404"),
+    ("optimizers.py", "torch.optim.Optimizer", "TL401"),
+])
+def test_a_class_that_stops_deriving_from_torchs_kind_is_followed_through_the_cache(
+        tmp_path: Path, module: str, base: str, code: str) -> None:
+    """train.py's and finetune.py's schedules and optimizers are built from classes of
+    schedules.py and optimizers.py, some through a class of cosine.py (which finetune.py
+    alone imports) or of train.py itself: once the class there derives from no scheduler or
+    optimizer of torch, a cached run no longer takes them for one and their findings go;
+    put back, they come back."""
+    project, cached = _copy_with_cached_runs(tmp_path, "imported_scheduler_layout")
+    marked = {(Path(path).name, line, found) for path, line, found in _marks(project)}
+    assert cached() == marked
+    source = project / module
+    text = source.read_text()
+    source.write_text(text.replace(f"({base}):", ":", 1))
+    assert cached() == cached() == {finding for finding in marked if finding[2] != code}
+    source.write_text(text)
+    assert cached() == marked
+
+
 def test_a_folder_put_on_the_import_path_elsewhere_is_followed_through_the_cache(tmp_path: Path) -> None:
     """tools/train.py finds `core.function` in lib/ because `_init_paths.py` puts lib/ on
     `sys.path`: once it puts lib_dry/ there instead, a cached run follows the other module."""
