@@ -91,7 +91,12 @@ class ScalerStepWithoutUpdate(Rule):
     is normal). A helper's hook defined and never registered, registered under
     a condition, on another optimizer, or in any other way
     (`events.subscribe(...)`) updates nothing the linter can see: flagged
-    with the plain message. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    with the plain message; so does a hook of this file (a lambda, a function
+    by name) registered on another optimizer that the file neither steps nor
+    hands to a call. Which optimizer a hook is registered on is read from the
+    variables and literal items written (`opt = self.optimizer`, `o =
+    opts["g"]`), not from the spelling; where that cannot be told (`opts[i]`
+    of a loop), the hook may update: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -492,6 +497,44 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opt)  # expect: TL104\n",
+        # the hook goes on the optimizer stepped, under another name: skipped with the step
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.optimizer = torch.optim.AdamW(model.parameters())\n"
+        "    def fit(self, loader):\n"
+        "        opt = self.optimizer\n"
+        "        opt.register_step_post_hook(lambda *_: self.scaler.update())\n"
+        "        for x in loader:\n"
+        "            self.scaler.scale(self.model(x).mean()).backward()\n"
+        "            self.scaler.step(self.optimizer)  # expect: TL104\n",
+        "import torch\n"
+        "def train(model, opts, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    generator_opt = opts['g']\n"
+        "    generator_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])  # expect: TL104\n",
+        # the hook goes on another optimizer, which nothing steps: it never runs
+        "import torch\n"
+        "def train(model, opts, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opts['d'].register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])  # expect: TL104\n",
+        "import torch\n"
+        "def train(model, opt, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    swa_opt.register_step_post_hook(update_scale)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
     )
     good = (
         "import torch\n"
@@ -736,8 +779,8 @@ class ScalerStepWithoutUpdate(Rule):
         "    def train_one_iter(trainer, batch):\n"
         "        trainer.scaler.scale(trainer.model(batch).mean()).backward()\n"
         "        trainer.scaler.step(trainer.optimizer)\n",
-        # a function updating the scaler is registered as a step hook of another optimizer:
-        # when that one steps is not followed
+        # the optimizer whose step hook updates the scaler is stepped in the loop too: its
+        # hook updates on every iteration
         "import torch\n"
         "def train(model, opt, swa_opt, loader):\n"
         "    scaler = torch.amp.GradScaler('cuda')\n"
@@ -746,7 +789,17 @@ class ScalerStepWithoutUpdate(Rule):
         "    swa_opt.register_step_post_hook(update_scale)\n"
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
-        "        scaler.step(opt)\n",
+        "        scaler.step(opt)\n"
+        "        swa_opt.step()\n",
+        # the same, the optimizer handed to a function that may step it
+        "import torch\n"
+        "def train(model, opts, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opts['d'].register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])\n"
+        "        train_discriminator(model, opts['d'], x)\n",
     )
 
     def finish(self) -> None:
@@ -968,7 +1021,8 @@ class ScalerStepWithoutUpdate(Rule):
             if type(parent) is cst.Attribute and parent.value is node:
                 called = self.ctx.parent(parent)
                 if type(called) is cst.Call and called.func is parent:
-                    if nested and parent.attr.value == "update" and self._registered_hook(node, stepped) is None:
+                    if (nested and parent.attr.value == "update" and self._registered_hook(node, stepped) is None
+                            and not self._hooked_on_another(node, stepped)):
                         return True
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
@@ -1060,13 +1114,24 @@ class ScalerStepWithoutUpdate(Rule):
                    for scaler, optimizer in summary.updates_later)
 
     def _same_optimizer(self, one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
-        """`one` and `other` read the same variable; where either is no variable
-        (`self.optimizers[0]`), they are written the same."""
+        """`one` and `other` hold one optimizer, by what they read, not how they are written
+        (`opt = self.optimizer`, `o = opts["g"]`; see `Receivers.same_object`)."""
+        return self.ctx.receivers.same_object(one, other) is True
+
+    def _hooked_on_another(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> bool:
+        """`node` is read in a step hook (a lambda, a function by name) of this file
+        registered on an optimizer other than `stepped` that nothing in the file may step:
+        no `.step()` or `scaler.step()` of it, nor handed to a call. Its update runs when
+        that optimizer steps, so never in this loop."""
         receivers = self.ctx.receivers
-        bindings = receivers.binding(one), receivers.binding(other)
-        if None not in bindings:
-            return bindings[0] == bindings[1]
-        return self.ctx.code(one) == self.ctx.code(other)
+        for call, optimizer, body in self.ctx.shared(_step_hook_registrations):
+            if not any(ancestor is body for ancestor in self.ctx.ancestors(node)):
+                continue
+            if receivers.same_object(optimizer, stepped) is not False:
+                return False
+            return not any(receivers.same_object(used, optimizer) is not False
+                           for used in self.ctx.shared(_stepped_or_handed) if used is not optimizer)
+        return False
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
@@ -1274,6 +1339,19 @@ def _step_hook_registrations(ctx: FileContext) -> list[tuple[cst.Call, cst.BaseE
         body = hook_body(call.args[0].value, (func.body.body if func is not None else ctx.module.body))  # type: ignore[attr-defined]
         if body is not None:
             found.append((call, optimizer, body))
+    return found
+
+
+def _stepped_or_handed(ctx: FileContext) -> list[cst.BaseExpression]:
+    """What the file may step an optimizer through: the receiver of each `.step()`, and
+    each argument of a call (`scaler.step(opt)`, `train(model, opt)`)."""
+    found: list[cst.BaseExpression] = []
+    for call in ctx.nodes_of(cst.Call):
+        receiver = method_call(call, "step")  # type: ignore[arg-type]
+        if receiver is not None:
+            found.append(receiver)
+        found += [arg.value for arg in call.args  # type: ignore[attr-defined]
+                  if type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)]
     return found
 
 

@@ -424,6 +424,61 @@ class Receivers:
                 same.add(self.binding(target) or Binding(node, target.value))  # a walrus's own name
         return same
 
+    def same_object(self, first: cst.BaseExpression, second: cst.BaseExpression) -> bool | None:
+        """Whether `first` and `second` hold one object, by what they read rather than how
+        they are spelled (see `object_path`): True for one variable, its plain alias
+        (`opt = self.optimizer`) or one literal item of one container (`opts["g"]`, `o =
+        opts["g"]`); False for other variables (`self.optimizer` of two unrelated classes)
+        or other items of one container (`opts["g"]`, `opts["d"]`); None when that cannot
+        be told (`opts[i]` of a loop, a variable sometimes assigned another one's object)."""
+        paths = self.object_path(first), self.object_path(second)
+        if paths[0] is None or paths[1] is None:
+            return None
+        if paths[0] == paths[1]:
+            return True
+        (one, one_items), (other, other_items) = paths
+        if one == other:
+            return False if len(one_items) == len(other_items) else None
+        return None if self.may_be_one_object(one, other) and type(one.owner) is type(other.owner) is cst.ClassDef else False
+
+    def object_path(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[Binding, tuple[str, ...]] | None:
+        """`expr` as the variable its object is read from and the attributes and literal
+        items read on the way (`opts["g"]`: `opts`, `("['g']",)`), following variables
+        plainly assigned one such reference alone (`o = opts["g"]`); None where a part is
+        not one (`opts[i]` of a loop, a call) or a variable is also assigned another's object."""
+        binding = self.binding(expr)
+        if binding is not None:
+            values = self.only_assigned(binding) or []
+            references = [value for value in values if type(value) in (cst.Name, cst.Attribute, cst.Subscript)]
+            if not references:
+                return binding, ()
+            if len(values) > 1 or depth >= _MAX_ALIAS_DEPTH:
+                return None
+            return self.object_path(references[0], depth + 1)
+        if type(expr) is cst.Name:  # bound nowhere in the file: a global of another module's making, one object
+            return Binding(self.ctx.module, expr.value), ()
+        if type(expr) is cst.Attribute:
+            part = f".{expr.attr.value}"
+        elif type(expr) is cst.Subscript and (key := _literal_item(expr)) is not None:
+            part = f"[{key!r}]"
+        elif type(expr) is cst.Subscript and (param := self._parameter_item(expr)) is not None:
+            part = f"[{param}]"
+        else:
+            return None
+        inner = self.object_path(expr.value, depth)  # type: ignore[attr-defined]
+        return (inner[0], (*inner[1], part)) if inner is not None else None
+
+    def _parameter_item(self, expr: cst.Subscript) -> Binding | None:
+        """The parameter a subscript's key is, when nothing else binds it (`opts[name]` of
+        `def train(opts, name)`): one value wherever the function reads it."""
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        key = index.value if type(index) is cst.Index else None
+        binding = self.binding(key) if type(key) is cst.Name else None
+        if (binding is None or type(binding.owner) is not cst.FunctionDef
+                or binding.name not in named_parameters(binding.owner)):  # type: ignore[arg-type]
+            return None
+        return binding if next(self.bound_at(binding), None) is None else None  # bound by nothing else
+
     def kind(self, expr: cst.BaseExpression) -> str | None:
         """The kind of object `expr` holds (see the module constants), or None."""
         if type(expr) is cst.Call:
@@ -1119,6 +1174,7 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
                 stack.extend(_statements(block))
 
 
+_MAX_ALIAS_DEPTH = 4  # `a = b`, `b = c`, ... followed this deep (see `Receivers.object_path`)
 _MAX_KEYED_DEPTH = 4  # builders returning builders' dicts followed this deep
 
 
@@ -1157,6 +1213,16 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
             return None
         names.append(item.evaluated_value)
     return tuple(names) or None
+
+
+def _literal_item(expr: cst.Subscript) -> str | int | None:
+    """The string or integer a subscript is written with (`opts["g"]`, `self.optimizers[0]`)."""
+    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+        return None
+    value = expr.slice[0].slice.value  # type: ignore[attr-defined]
+    if type(value) is cst.Integer:
+        return int(value.value, 0)
+    return _literal_key(expr)
 
 
 def _literal_key(expr: cst.BaseExpression) -> str | None:
