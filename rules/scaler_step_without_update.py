@@ -800,6 +800,18 @@ class ScalerStepWithoutUpdate(Rule):
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opts['g'])\n"
         "        train_discriminator(model, opts['d'], x)\n",
+        # the hook goes on another optimizer and on one of a loop, which may be the one stepped
+        "import torch\n"
+        "def train(model, opts, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    swa_opt.register_step_post_hook(update_scale)\n"
+        "    for i in range(len(opts)):\n"
+        "        opts[i].register_step_post_hook(update_scale)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])\n",
     )
 
     def finish(self) -> None:
@@ -1124,14 +1136,13 @@ class ScalerStepWithoutUpdate(Rule):
         no `.step()` or `scaler.step()` of it, nor handed to a call. Its update runs when
         that optimizer steps, so never in this loop."""
         receivers = self.ctx.receivers
-        for call, optimizer, body in self.ctx.shared(_step_hook_registrations):
-            if not any(ancestor is body for ancestor in self.ctx.ancestors(node)):
-                continue
-            if receivers.same_object(optimizer, stepped) is not False:
-                return False
-            return not any(receivers.same_object(used, optimizer) is not False
-                           for used in self.ctx.shared(_stepped_or_handed) if used is not optimizer)
-        return False
+        hooked = [optimizer for _, optimizer, body in self.ctx.shared(_step_hook_registrations)
+                  if any(ancestor is body for ancestor in self.ctx.ancestors(node))]
+        return bool(hooked) and all(
+            receivers.same_object(optimizer, stepped) is False
+            and not any(receivers.same_object(used, optimizer) is not False
+                        for used in self.ctx.shared(_stepped_or_handed) if used is not optimizer)
+            for optimizer in hooked)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function

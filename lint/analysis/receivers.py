@@ -439,7 +439,8 @@ class Receivers:
         (one, one_items), (other, other_items) = paths
         if one == other:
             return False if len(one_items) == len(other_items) else None
-        return None if self.may_be_one_object(one, other) and type(one.owner) is type(other.owner) is cst.ClassDef else False
+        both_attributes = type(one.owner) is type(other.owner) is cst.ClassDef
+        return None if both_attributes and self.may_be_one_object(one, other) else False
 
     def object_path(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[Binding, tuple[str, ...]] | None:
         """`expr` as the variable its object is read from and the attributes and literal
