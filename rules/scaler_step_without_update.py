@@ -92,11 +92,19 @@ class ScalerStepWithoutUpdate(Rule):
     a condition, on another optimizer, or in any other way
     (`events.subscribe(...)`) updates nothing the linter can see: flagged
     with the plain message; so does a hook of this file (a lambda, a function
-    by name) registered on another optimizer that the file neither steps nor
-    hands to a call. Which optimizer a hook is registered on is read from the
+    by name) registered on another optimizer that the file reads nowhere but
+    to register its hooks, to test it (`if swa_opt is not None:`) or to read an
+    attribute of it (`swa_opt.param_groups`): nothing can step it. Any other
+    read may step it, here or out of sight (`swa_opt.step()`, an argument, an
+    item of a list or dict, an attribute of another object, a loop over its
+    container): not flagged. Which optimizer a hook is registered on is read from the
     variables and literal items written (`opt = self.optimizer`, `o =
     opts["g"]`), not from the spelling; where that cannot be told (`opts[i]`
-    of a loop), the hook may update: not flagged. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    of a loop, a loop target, a variable assigned twice, an attribute of a
+    class), the hook may update: not flagged, unless the hook and the step
+    name one variable (`opt = a`, the hook, `opt = b`, the step): whichever
+    optimizer it holds, the update is missed, with the step or always.
+    A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -535,6 +543,27 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opt)  # expect: TL104\n",
+        # the variable the hook is registered on is then assigned the optimizer stepped:
+        # whichever it holds, the update is missed
+        "import torch\n"
+        "def train(model, loader, warmup_opt, main_opt):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opt = warmup_opt\n"
+        "    opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    opt = main_opt\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
+        # the other optimizer is only tested and its learning rate read: nothing steps it
+        "import torch\n"
+        "def train(model, opt, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    if swa_opt is not None:\n"
+        "        swa_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n"
+        "        print(swa_opt.param_groups[0]['lr'])\n",
     )
     good = (
         "import torch\n"
@@ -812,6 +841,46 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opts['g'])\n",
+        # the optimizer whose hook updates is stepped through a list, a dict, or code out
+        # of sight that keeps it: its hook may run in the loop
+        "import torch\n"
+        "def train(model, opt, ema_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    optimizers = [opt, ema_opt]\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        for each in optimizers:\n"
+        "            each.step()\n",
+        "import torch\n"
+        "def train(model, opt, ema_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    extra = {'ema': ema_opt}\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        extra['ema'].step()\n",
+        "import torch\n"
+        "from callbacks import AveragingCallback\n"
+        "def train(model, opt, ema_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    callback = AveragingCallback(optimizers=[ema_opt])\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        callback.on_batch_end()\n",
+        "import torch\n"
+        "def train(model, opt, ema_opt, loader, trainer):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    trainer.ema_optimizer = ema_opt\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        trainer.after_step()\n",
     )
 
     def finish(self) -> None:
@@ -1071,8 +1140,8 @@ class ScalerStepWithoutUpdate(Rule):
         each step of the optimizer `step` steps: `optimizer.register_step_post_hook(...)`
         itself (see `_registered_hook`), or a function of the project handed the scaler
         that does (see `_updated_later`), if any."""
-        receivers = self.ctx.receivers
         stepped = step.args[0].value
+        receivers = self.ctx.receivers
         for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
             if receivers.binding(node) != binding:  # type: ignore[arg-type]
                 continue
@@ -1089,11 +1158,16 @@ class ScalerStepWithoutUpdate(Rule):
         """The `stepped.register_step_post_hook(hook)` (or `register_step_pre_hook`) of this
         file whose hook `node` is read in, if any: a lambda, or a function defined by name in
         the block the registration runs in (see `hook_body`)."""
-        for call, optimizer, body in self.ctx.shared(_step_hook_registrations):
-            if self._same_optimizer(optimizer, stepped) and any(
-                    ancestor is body for ancestor in self.ctx.ancestors(node)):
+        for call, optimizer in self._hooks_around(node):
+            if self._same_optimizer(optimizer, stepped):
                 return call
         return None
+
+    def _hooks_around(self, node: cst.CSTNode) -> list[tuple[cst.Call, cst.BaseExpression]]:
+        """The step hook registrations of this file whose hook `node` is read in, with their
+        optimizers: looked up by `node`'s ancestors, not by scanning every registration."""
+        by_body = self.ctx.shared(_hooks_by_body)
+        return [found for ancestor in self.ctx.ancestors(node) for found in by_body.get(ancestor, ())]
 
     def _registered_before(self, registration: cst.Call, loop: cst.For | cst.While) -> bool:
         """`registration` (of a hook, or a call of a helper that registers one) runs before
@@ -1127,22 +1201,72 @@ class ScalerStepWithoutUpdate(Rule):
 
     def _same_optimizer(self, one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
         """`one` and `other` hold one optimizer, by what they read, not how they are written
-        (`opt = self.optimizer`, `o = opts["g"]`; see `Receivers.same_object`)."""
-        return self.ctx.receivers.same_object(one, other) is True
+        (`opt = self.optimizer`, `o = opts["g"]`; see `Receivers.same_object`); where that
+        cannot be told, they read one variable (`opt = a`, the hook, `opt = b`, the step): a
+        finding is due either way, the hook skipped with the step or never run in the loop."""
+        receivers = self.ctx.receivers
+        same = receivers.same_object(one, other)
+        if same is None:
+            binding = receivers.binding(one)
+            return binding is not None and binding == receivers.binding(other)
+        return same
 
     def _hooked_on_another(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> bool:
         """`node` is read in a step hook (a lambda, a function by name) of this file
-        registered on an optimizer other than `stepped` that nothing in the file may step:
-        no `.step()` or `scaler.step()` of it, nor handed to a call. Its update runs when
-        that optimizer steps, so never in this loop."""
-        receivers = self.ctx.receivers
-        hooked = [optimizer for _, optimizer, body in self.ctx.shared(_step_hook_registrations)
-                  if any(ancestor is body for ancestor in self.ctx.ancestors(node))]
-        return bool(hooked) and all(
-            receivers.same_object(optimizer, stepped) is False
-            and not any(receivers.same_object(used, optimizer) is not False
-                        for used in self.ctx.shared(_stepped_or_handed) if used is not optimizer)
-            for optimizer in hooked)
+        registered only on optimizers other than `stepped` that nothing in the file may
+        step (see `_may_be_stepped`). Its update runs when such an optimizer steps, so
+        never in this loop."""
+        hooked = [optimizer for _, optimizer in self._hooks_around(node)]
+        return bool(hooked) and all(self.ctx.receivers.same_object(optimizer, stepped) is False
+                                    and not self._may_be_stepped(optimizer) for optimizer in hooked)
+
+    def _may_be_stepped(self, optimizer: cst.BaseExpression) -> bool:
+        """The file reads `optimizer`, or a container holding it, where it may be stepped or
+        reach code out of sight: anywhere but the receiver of a step hook registration, a
+        test (`if swa_opt is not None:`), an attribute read (`swa_opt.param_groups`) or the
+        value of a plain alias (`o = swa_opt`, whose own reads are judged alike). A `.step()`,
+        a call's argument, an item of a list or dict, an attribute stored, a loop over its
+        container: it may be stepped. A class's attribute, or an optimizer whose variable
+        may hold more than one object, may always be."""
+        path = self.ctx.receivers.object_path(optimizer)
+        if path is None or type(path[0].owner) is cst.ClassDef:
+            return True
+        root, items = path
+        for read, read_items in self.ctx.shared(_reads_by_root).get(root, ()):
+            if read_items == items:
+                if not self._keeps_nothing(read):
+                    return True
+            elif read_items == items[:len(read_items)] and not self._reads_an_item(read):
+                return True  # its container, used whole: `for o in opts:`, `train(opts)`
+        return False
+
+    def _keeps_nothing(self, read: cst.BaseExpression) -> bool:
+        """`read` (an optimizer) is the receiver of a step hook registration, only tested,
+        read an attribute of (not its `step`, nor called), or plainly assigned to a
+        variable that holds it alone (`o = swa_opt`, not `callbacks.swa = swa_opt`), whose
+        reads `_reads_by_root` lists with its own."""
+        parent = self.ctx.parent(read)
+        if type(parent) is cst.Attribute and parent.value is read:
+            called = self.ctx.parent(parent)
+            if type(called) is cst.Call and called.func is parent:
+                return parent.attr.value in STEP_HOOK_REGISTRATIONS
+            return parent.attr.value != "step"
+        if type(parent) in (cst.Assign, cst.AnnAssign) and parent.value is read:  # type: ignore[attr-defined]
+            targets = parent.targets if type(parent) is cst.Assign else (parent,)  # type: ignore[attr-defined]
+            path = self.ctx.receivers.object_path(read)
+            return all(self.ctx.receivers.object_path(target.target) == path for target in targets)
+        return self._only_tested(read)
+
+    def _reads_an_item(self, container: cst.BaseExpression) -> bool:
+        """`container` is read only to pick an item or attribute the linter tells apart
+        (`opts["g"]`, `cfg.opts`, not `opts[i]` of a loop nor `opts.values()`), listed in
+        `_reads_by_root` apart, or only tested."""
+        parent = self.ctx.parent(container)
+        if type(parent) in (cst.Attribute, cst.Subscript) and parent.value is container:  # type: ignore[attr-defined]
+            called = self.ctx.parent(parent)
+            return not (type(called) is cst.Call and called.func is parent) and \
+                self.ctx.receivers.object_path(parent) is not None  # type: ignore[arg-type]
+        return self._only_tested(container)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
@@ -1337,7 +1461,6 @@ def _by_dotted_name(ctx: FileContext) -> dict[str, list[cst.CSTNode]]:
     return index
 
 
-
 def _step_hook_registrations(ctx: FileContext) -> list[tuple[cst.Call, cst.BaseExpression, cst.CSTNode]]:
     """Each `optimizer.register_step_post_hook(hook)` (or `register_step_pre_hook`) of the
     file with its optimizer and what its hook runs, where that is known (see `hook_body`)."""
@@ -1353,17 +1476,35 @@ def _step_hook_registrations(ctx: FileContext) -> list[tuple[cst.Call, cst.BaseE
     return found
 
 
-def _stepped_or_handed(ctx: FileContext) -> list[cst.BaseExpression]:
-    """What the file may step an optimizer through: the receiver of each `.step()`, and
-    each argument of a call (`scaler.step(opt)`, `train(model, opt)`)."""
-    found: list[cst.BaseExpression] = []
-    for call in ctx.nodes_of(cst.Call):
-        receiver = method_call(call, "step")  # type: ignore[arg-type]
-        if receiver is not None:
-            found.append(receiver)
-        found += [arg.value for arg in call.args  # type: ignore[attr-defined]
-                  if type(arg.value) in (cst.Name, cst.Attribute, cst.Subscript)]
-    return found
+def _hooks_by_body(ctx: FileContext) -> dict[cst.CSTNode, list[tuple[cst.Call, cst.BaseExpression]]]:
+    """The step hook registrations of the file (see `_step_hook_registrations`) by what
+    their hook runs, with their optimizers."""
+    index: dict[cst.CSTNode, list[tuple[cst.Call, cst.BaseExpression]]] = {}
+    for call, optimizer, body in ctx.shared(_step_hook_registrations):
+        index.setdefault(body, []).append((call, optimizer))
+    return index
+
+
+def _reads_by_root(ctx: FileContext) -> dict[Binding, list[tuple[cst.BaseExpression, tuple[str, ...]]]]:
+    """Every reference the file reads (a name, an attribute, an item), with the attributes
+    and items read on the way, by the variable it is read from (see `Receivers.object_path`),
+    indexed once: each step hook's optimizer then looks only at the reads of its own variable."""
+    receivers = ctx.receivers
+    index: dict[Binding, list[tuple[cst.BaseExpression, tuple[str, ...]]]] = {}
+    for node in ctx.nodes_of(cst.Name, cst.Attribute, cst.Subscript):
+        parent = ctx.parent(node)
+        if type(parent) in _NOT_READ and getattr(parent, _NOT_READ[type(parent)]) is node:  # type: ignore[index]
+            continue
+        path = receivers.object_path(node)  # type: ignore[arg-type]
+        if path is not None:
+            index.setdefault(path[0], []).append((node, path[1]))  # type: ignore[arg-type]
+    return index
+
+
+# the nodes whose field names or binds something rather than reading it (see `_reads_by_root`)
+_NOT_READ = {cst.Attribute: "attr", cst.Arg: "keyword", cst.Param: "name", cst.AssignTarget: "target",
+             cst.AnnAssign: "target", cst.FunctionDef: "name", cst.ClassDef: "name", cst.ImportAlias: "name",
+             cst.AsName: "name", cst.NameItem: "name"}
 
 
 def _removed_handles(ctx: FileContext) -> frozenset[Binding]:

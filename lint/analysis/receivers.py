@@ -71,7 +71,8 @@ _FACTORY = re.compile(r"^_?(?:build|create|make|get|init|set|setup|configure|loa
 # `Receivers.only_assigned`)
 _BINDING_FIELDS = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target",
                    cst.NamedExpr: "target", cst.For: "target", cst.CompFor: "target", cst.Del: "target",
-                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name"}
+                   cst.AsName: "name", cst.Param: "name", cst.NameItem: "name", cst.ImportAlias: "name",
+                   cst.MatchAs: "name", cst.MatchStar: "name"}
 
 
 def factory_kind(func: cst.BaseExpression) -> str | None:
@@ -430,7 +431,8 @@ class Receivers:
         (`opt = self.optimizer`) or one literal item of one container (`opts["g"]`, `o =
         opts["g"]`); False for other variables (`self.optimizer` of two unrelated classes)
         or other items of one container (`opts["g"]`, `opts["d"]`); None when that cannot
-        be told (`opts[i]` of a loop, a variable sometimes assigned another one's object)."""
+        be told (`opts[i]` of a loop, a variable assigned twice, a loop target, a parameter
+        rebound: see `object_path`)."""
         paths = self.object_path(first), self.object_path(second)
         if paths[0] is None or paths[1] is None:
             return None
@@ -446,16 +448,21 @@ class Receivers:
         """`expr` as the variable its object is read from and the attributes and literal
         items read on the way (`opts["g"]`: `opts`, `("['g']",)`), following variables
         plainly assigned one such reference alone (`o = opts["g"]`); None where a part is
-        not one (`opts[i]` of a loop, a call) or a variable is also assigned another's object."""
+        not one (`opts[i]` of a loop, a call) or a variable may hold more than one object:
+        assigned more than once, or bound otherwise than by one plain assignment or as a
+        parameter never rebound (a loop, `with` or `except` target, an import, a `match` case)."""
         binding = self.binding(expr)
         if binding is not None:
+            if next(self.bound_at(binding), None) is None:
+                return binding, ()  # a parameter never rebound, or a variable the file never binds: one object
+            if type(binding.owner) is cst.FunctionDef and binding.name in named_parameters(binding.owner):
+                return None  # a parameter rebound: the argument, then what is assigned
             values = self.only_assigned(binding) or []
-            references = [value for value in values if type(value) in (cst.Name, cst.Attribute, cst.Subscript)]
-            if not references:
-                return binding, ()
-            if len(values) > 1 or depth >= _MAX_ALIAS_DEPTH:
+            if len(values) != 1 or depth >= _MAX_ALIAS_DEPTH:
                 return None
-            return self.object_path(references[0], depth + 1)
+            if type(values[0]) not in (cst.Name, cst.Attribute, cst.Subscript):
+                return binding, ()  # `opt = torch.optim.SGD(...)`: the one object made there
+            return self.object_path(values[0], depth + 1)
         if type(expr) is cst.Name:  # bound nowhere in the file: a global of another module's making, one object
             return Binding(self.ctx.module, expr.value), ()
         if type(expr) is cst.Attribute:
