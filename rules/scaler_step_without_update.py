@@ -1091,10 +1091,7 @@ class ScalerStepWithoutUpdate(Rule):
         that runs, and when not. Only its own methods called on it (`scaler.step(opt)`,
         `scaler.get_scale()`) say what it does."""
         written = self.ctx.code(scaler)
-        receivers = self.ctx.receivers
-        for node in self.ctx.shared(_by_dotted_name).get(written, ()):
-            if receivers.binding(node) != binding:  # type: ignore[arg-type]
-                continue
+        for node in self.ctx.shared(_by_variable).get((written, binding), ()):
             parent = self.ctx.parent(node)
             if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign):
                 continue  # where it is bound
@@ -1141,10 +1138,7 @@ class ScalerStepWithoutUpdate(Rule):
         itself (see `_registered_hook`), or a function of the project handed the scaler
         that does (see `_updated_later`), if any."""
         stepped = step.args[0].value
-        receivers = self.ctx.receivers
-        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
-            if receivers.binding(node) != binding:  # type: ignore[arg-type]
-                continue
+        for node in self.ctx.shared(_by_variable).get((self.ctx.code(scaler), binding), ()):
             parent = self.ctx.parent(node)
             if type(parent) is cst.Arg and parent.value is node and self._updated_later(parent, stepped):
                 return self.ctx.parent(parent)  # type: ignore[return-value]
@@ -1374,10 +1368,9 @@ class ScalerStepWithoutUpdate(Rule):
         keep it (see `_may_keep`): it may subscribe a callback that updates it
         (`events.subscribe("step_end", lambda *_: scaler.update())`), and an added
         `update()` would run twice. A call in a loop does its work then (see `_handed_out`)."""
-        receivers = self.ctx.receivers
-        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
+        for node in self.ctx.shared(_by_variable).get((self.ctx.code(scaler), binding), ()):
             arg = self.ctx.parent(node)
-            if type(arg) is not cst.Arg or arg.value is not node or receivers.binding(node) != binding:  # type: ignore[arg-type]
+            if type(arg) is not cst.Arg or arg.value is not node:
                 continue
             call = self.ctx.parent(arg)
             if (type(call) is cst.Call and self.ctx.local_callee(call) is None
@@ -1458,6 +1451,20 @@ def _by_dotted_name(ctx: FileContext) -> dict[str, list[cst.CSTNode]]:
         name = dotted_name(node)  # type: ignore[arg-type]
         if name is not None:
             index.setdefault(name, []).append(node)
+    return index
+
+
+def _by_variable(ctx: FileContext) -> dict[tuple[str, Binding], list[cst.CSTNode]]:
+    """The names and attribute chains of the file by how they are written and the variable
+    they read (see `Receivers.binding`), indexed once: a file of many functions each with
+    its own `scaler` reads each function's own, not every one of the file's."""
+    receivers = ctx.receivers
+    index: dict[tuple[str, Binding], list[cst.CSTNode]] = {}
+    for written, nodes in ctx.shared(_by_dotted_name).items():
+        for node in nodes:
+            binding = receivers.binding(node)  # type: ignore[arg-type]
+            if binding is not None:
+                index.setdefault((written, binding), []).append(node)
     return index
 
 
