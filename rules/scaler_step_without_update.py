@@ -4,7 +4,7 @@ from trainlint.analysis.accumulators import reads_only
 from trainlint.analysis.precision import handed_arguments, hands_over_scaler, hook_body, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
+from trainlint.analysis.receivers import GRAD_SCALER, Binding, ObjectItems, constructor_kind, items_may_match
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
 from trainlint.analysis.scopes import (
     alternatives, argument_slots, bound_arguments, dotted_name, named_scaler, receiver_method,
@@ -97,7 +97,7 @@ class ScalerStepWithoutUpdate(Rule):
     attribute of it (`swa_opt.param_groups`): nothing can step it. Any other
     read may step it, here or out of sight (`swa_opt.step()`, an argument, an
     item of a list or dict, an attribute of another object, a loop over its
-    container): not flagged. Which optimizer a hook is registered on is read from the
+    container, an item picked by a parameter, `opts[name]` of `opts["d"]`): not flagged. Which optimizer a hook is registered on is read from the
     variables and literal items written (`opt = self.optimizer`, `o =
     opts["g"]`), not from the spelling; where that cannot be told (`opts[i]`
     of a loop, a loop target, a variable assigned twice, an attribute of a
@@ -881,6 +881,15 @@ class ScalerStepWithoutUpdate(Rule):
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opt)\n"
         "        trainer.after_step()\n",
+        # an item picked by a parameter may be the one whose hook updates
+        "import torch\n"
+        "def train(model, opts, loader, name):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opts['d'].register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])\n"
+        "        opts[name].step()\n",
     )
 
     def finish(self) -> None:
@@ -1227,10 +1236,12 @@ class ScalerStepWithoutUpdate(Rule):
             return True
         root, items = path
         for read, read_items in self.ctx.shared(_reads_by_root).get(root, ()):
-            if read_items == items:
+            if len(read_items) > len(items) or not items_may_match(read_items, items):
+                continue  # something of it (`swa_opt.param_groups`), or another item (`opts["g"]`)
+            if len(read_items) == len(items):
                 if not self._keeps_nothing(read):
                     return True
-            elif read_items == items[:len(read_items)] and not self._reads_an_item(read):
+            elif not self._reads_an_item(read):
                 return True  # its container, used whole: `for o in opts:`, `train(opts)`
         return False
 
@@ -1492,12 +1503,12 @@ def _hooks_by_body(ctx: FileContext) -> dict[cst.CSTNode, list[tuple[cst.Call, c
     return index
 
 
-def _reads_by_root(ctx: FileContext) -> dict[Binding, list[tuple[cst.BaseExpression, tuple[str, ...]]]]:
+def _reads_by_root(ctx: FileContext) -> dict[Binding, list[tuple[cst.BaseExpression, ObjectItems]]]:
     """Every reference the file reads (a name, an attribute, an item), with the attributes
     and items read on the way, by the variable it is read from (see `Receivers.object_path`),
     indexed once: each step hook's optimizer then looks only at the reads of its own variable."""
     receivers = ctx.receivers
-    index: dict[Binding, list[tuple[cst.BaseExpression, tuple[str, ...]]]] = {}
+    index: dict[Binding, list[tuple[cst.BaseExpression, ObjectItems]]] = {}
     for node in ctx.nodes_of(cst.Name, cst.Attribute, cst.Subscript):
         parent = ctx.parent(node)
         if type(parent) in _NOT_READ and getattr(parent, _NOT_READ[type(parent)]) is node:  # type: ignore[index]

@@ -440,13 +440,14 @@ class Receivers:
             return True
         (one, one_items), (other, other_items) = paths
         if one == other:
-            return False if len(one_items) == len(other_items) else None
+            return False if len(one_items) == len(other_items) and not items_may_match(one_items, other_items) else None
         both_attributes = type(one.owner) is type(other.owner) is cst.ClassDef
         return None if both_attributes and self.may_be_one_object(one, other) else False
 
-    def object_path(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[Binding, tuple[str, ...]] | None:
+    def object_path(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[Binding, ObjectItems] | None:
         """`expr` as the variable its object is read from and the attributes and literal
-        items read on the way (`opts["g"]`: `opts`, `("['g']",)`), following variables
+        items read on the way (`opts["g"]`: `opts`, `("['g']",)`; an item picked by a
+        parameter, `opts[name]`, by the parameter's binding), following variables
         plainly assigned one such reference alone (`o = opts["g"]`); None where a part is
         not one (`opts[i]` of a loop, a call) or a variable may hold more than one object:
         assigned more than once, or bound otherwise than by one plain assignment or as a
@@ -470,7 +471,7 @@ class Receivers:
         elif type(expr) is cst.Subscript and (key := _literal_item(expr)) is not None:
             part = f"[{key!r}]"
         elif type(expr) is cst.Subscript and (param := self._parameter_item(expr)) is not None:
-            part = f"[{param}]"
+            part = param
         else:
             return None
         inner = self.object_path(expr.value, depth)  # type: ignore[attr-defined]
@@ -1180,6 +1181,18 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
         else:
             for block in child_blocks(stmt):
                 stack.extend(_statements(block))
+
+
+# the attributes and items read from a variable (see `Receivers.object_path`): `.attr`, a
+# literal item `['g']`, or the parameter whose value picks the item
+ObjectItems = tuple["str | Binding", ...]
+
+
+def items_may_match(first: ObjectItems, second: ObjectItems) -> bool:
+    """The items `first` and `second` read (as far as the shorter goes) may be the same:
+    each one written the same, or either picked by a parameter (`opts[name]`, `opts["d"]`)."""
+    return all(one == other or type(one) is Binding or type(other) is Binding
+               for one, other in zip(first, second))
 
 
 _MAX_ALIAS_DEPTH = 4  # `a = b`, `b = c`, ... followed this deep (see `Receivers.object_path`)

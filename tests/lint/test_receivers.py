@@ -331,17 +331,18 @@ def fit(model, opts, swa_opt, loader, name):
     with make(name) as managed:
         pass
     swa_opt = opts[0]
-    opt, o, managed, shared_opt, swa_opt, loader, model, o
+    opt, o, managed, shared_opt, swa_opt, loader, model, o, opts[name], opts["d"]
 '''
 
 
 def test_a_variable_that_may_hold_more_than_one_object_is_no_known_one() -> None:
     ctx = FileContext("input.py", MAYBE_HELD, cst.parse_module(MAYBE_HELD))
     tuple_ = ctx.nodes_of(cst.Tuple)[-1]
-    opt, o, managed, imported, rebound, loader, model, o_again = (
+    opt, o, managed, imported, rebound, loader, model, o_again, named, literal = (
         element.value for element in tuple_.elements)  # type: ignore[attr-defined]
     same = ctx.receivers.same_object
     # assigned twice, a loop or `with` target, an import, a parameter rebound: can't tell
     assert same(opt, model) is None and same(o, loader) is None and same(o, o_again) is None
     assert same(managed, loader) is None and same(imported, loader) is None and same(rebound, loader) is None
     assert same(loader, model) is False  # parameters never rebound: two variables
+    assert same(named, literal) is None  # `opts[name]` may be `opts["d"]`
