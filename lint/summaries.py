@@ -830,6 +830,9 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         sampler = passed_sampler(result_of, own.returns_result_of[1:])
     # `def build(cfg): return make_loader(cfg)`: every return gives what the builder returns
     unpinned = own.returns_unpinned_loader or (result_of is not None and result_of.returns_unpinned_loader)
+    # `def loaders(args): return make_loaders(args)`: the tuple's items as that builder's
+    unpinned_items = own.items_holding(UNPINNED_LOADER) or (
+        result_of.items_holding(UNPINNED_LOADER) if result_of is not None else ())
     # a loop's call that hands a model to a function of another module, itself or through
     # one of the file: an evaluation loop when that function runs the model's forward
     forwards = (_linked(own.forwards, own.forwards_through, resolve, local)
@@ -856,7 +859,8 @@ def _inline(own: Summary, resolve: Callable[[str], Summary | None], local: Mappi
         returns_unpinned_loader=unpinned,
         step_tests=tuple(tests),
         default_steps=tuple(defaulted),
-        returned_items=with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER, loader_items),
+        returned_items=with_items(with_items(with_items(own.returned_items, GRAPH, graph_items), DISTRIBUTED_LOADER,
+                                             loader_items), UNPINNED_LOADER, unpinned_items),
         graph_when_training=when_training and any(effect in events for effect in GRAPH_EFFECTS),
         computed_backwards=tuple(backwards),
         float16_when=() if flags["returns_float16"] else tuple(float16),

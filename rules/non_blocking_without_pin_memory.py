@@ -80,10 +80,12 @@ class NonBlockingWithoutPinMemory(Rule):
     attribute that only ever holds such loaders (`loader =
     build_loader(cfg)`, `self.train_loader = build_loader(cfg)`), or the item
     of the one assignment of its name (`train_loader, val_loader =
-    get_loaders(cfg)`); one the function is handed is not, nor a tuple
-    another builder returns that it returns in turn, nor what a decorated
-    function returns (`@pinned def make_loader(ds)`: the call returns what the
-    decorator makes of it). A loader whose attribute is set after it is built
+    get_loaders(cfg)`, also as another builder returns it in turn: `return
+    make_loaders(cfg)`); one the function is handed is not, nor what a
+    function returns whose decorator may change it (`@pinned def
+    make_loader(ds)`: the call returns what the decorator makes of it). A
+    cache (`@functools.lru_cache`, `@functools.cache`), `@staticmethod` and
+    `@classmethod` return what the function does: followed. A loader whose attribute is set after it is built
     (`loader.pin_memory = True`, a value that may be true, `setattr(loader,
     "pin_memory", flag)`) while the name still holds the loader the loop
     draws, before the loop in its code body or, in another one (the
@@ -286,6 +288,38 @@ class NonBlockingWithoutPinMemory(Rule):
         "    return build(ds)\n"
         "def train(model, ds, device):\n"
         "    for x in preset(ds):\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n",
+        # a builder returning the tuple of loaders another builder returns
+        "from torch.utils.data import DataLoader\n"
+        "def make_loaders(args):\n"
+        "    train_loader = DataLoader(args.train_set, batch_size=32, shuffle=True)\n"
+        "    val_loader = DataLoader(args.val_set, batch_size=32)\n"
+        "    return train_loader, val_loader\n"
+        "def loaders(args):\n"
+        "    return make_loaders(args)\n"
+        "def main(args, model, device):\n"
+        "    train_loader, val_loader = loaders(args)\n"
+        "    for x, y in train_loader:\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n",
+        # a builder whose results are cached: a call returns what it built
+        "import functools\n"
+        "from torch.utils.data import DataLoader\n"
+        "@functools.lru_cache(maxsize=None)\n"
+        "def make_loader(path):\n"
+        "    return DataLoader(path, batch_size=32)\n"
+        "def train(model, device):\n"
+        "    for x in make_loader('train'):\n"
+        "        model(x.to(device, non_blocking=True))  # expect: TL502\n",
+        "from functools import cache\n"
+        "from torch.utils.data import DataLoader\n"
+        "class Data:\n"
+        "    @staticmethod\n"
+        "    @cache\n"
+        "    def loaders(path):\n"
+        "        return DataLoader(path, batch_size=32), DataLoader(path, batch_size=8)\n"
+        "def train(model, device):\n"
+        "    train_loader, val_loader = Data.loaders('data')\n"
+        "    for x in val_loader:\n"
         "        model(x.to(device, non_blocking=True))  # expect: TL502\n",
     )
     good = (
@@ -518,6 +552,35 @@ class NonBlockingWithoutPinMemory(Rule):
         "    for x in make_loader(ds):\n"
         "        model(x.to(device, non_blocking=True))\n"
         "    for x in build(ds):\n"
+        "        model(x.to(device, non_blocking=True))\n",
+        # the builder returning another's tuple pins its first loader; a decorator of
+        # another module may change what the outer builder returns
+        "from torch.utils.data import DataLoader\n"
+        "from hub import pinned\n"
+        "def make_loaders(args):\n"
+        "    train_loader = DataLoader(args.train_set, batch_size=32, shuffle=True)\n"
+        "    val_loader = DataLoader(args.val_set, batch_size=32, pin_memory=True)\n"
+        "    return train_loader, val_loader\n"
+        "def loaders(args):\n"
+        "    return make_loaders(args)\n"
+        "@pinned\n"
+        "def pinned_loaders(args):\n"
+        "    return make_loaders(args)\n"
+        "def main(args, model, device):\n"
+        "    train_loader, val_loader = loaders(args)\n"
+        "    for x, y in val_loader:\n"
+        "        model(x.to(device, non_blocking=True))\n"
+        "    first, _ = pinned_loaders(args)\n"
+        "    for x, y in first:\n"
+        "        model(x.to(device, non_blocking=True))\n",
+        # a decorator the linter does not know, even one named like a cache
+        "from torch.utils.data import DataLoader\n"
+        "from hub import lru_cache\n"
+        "@lru_cache(maxsize=None)\n"
+        "def make_loader(path):\n"
+        "    return DataLoader(path, batch_size=32)\n"
+        "def train(model, device):\n"
+        "    for x in make_loader('train'):\n"
         "        model(x.to(device, non_blocking=True))\n",
     )
 

@@ -4,7 +4,7 @@ from trainlint.analysis.accumulators import reads_only
 from trainlint.analysis.precision import handed_arguments, hands_over_scaler, hook_body, scaler_owners, scaler_switched_off
 from trainlint.analysis.guards import in_try
 from trainlint.analysis.dataflow import target_names
-from trainlint.analysis.receivers import GRAD_SCALER, Binding, constructor_kind
+from trainlint.analysis.receivers import GRAD_SCALER, Binding, ObjectItems, constructor_kind, items_may_match
 from trainlint.analysis.training import ancestors_within, loops_within, method_call, statement_of
 from trainlint.analysis.scopes import (
     alternatives, argument_slots, bound_arguments, dotted_name, named_scaler, receiver_method,
@@ -91,7 +91,20 @@ class ScalerStepWithoutUpdate(Rule):
     is normal). A helper's hook defined and never registered, registered under
     a condition, on another optimizer, or in any other way
     (`events.subscribe(...)`) updates nothing the linter can see: flagged
-    with the plain message. A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
+    with the plain message; so does a hook of this file (a lambda, a function
+    by name) registered on another optimizer that the file reads nowhere but
+    to register its hooks, to test it (`if swa_opt is not None:`) or to read an
+    attribute of it (`swa_opt.param_groups`): nothing can step it. Any other
+    read may step it, here or out of sight (`swa_opt.step()`, an argument, an
+    item of a list or dict, an attribute of another object, a loop over its
+    container, an item picked by a parameter, `opts[name]` of `opts["d"]`): not flagged. Which optimizer a hook is registered on is read from the
+    variables and literal items written (`opt = self.optimizer`, `o =
+    opts["g"]`), not from the spelling; where that cannot be told (`opts[i]`
+    of a loop, a loop target, a variable assigned twice, an attribute of a
+    class), the hook may update: not flagged, unless the hook and the step
+    name one variable (`opt = a`, the hook, `opt = b`, the step): whichever
+    optimizer it holds, the update is missed, with the step or always.
+    A loop over optimizers (`for opt in optimizers: scaler.step(opt)`)
     is not the training loop: the enclosing loop is checked instead.
     """
 
@@ -492,6 +505,65 @@ class ScalerStepWithoutUpdate(Rule):
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
         "        scaler.step(opt)  # expect: TL104\n",
+        # the hook goes on the optimizer stepped, under another name: skipped with the step
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.scaler = torch.amp.GradScaler('cuda')\n"
+        "        self.optimizer = torch.optim.AdamW(model.parameters())\n"
+        "    def fit(self, loader):\n"
+        "        opt = self.optimizer\n"
+        "        opt.register_step_post_hook(lambda *_: self.scaler.update())\n"
+        "        for x in loader:\n"
+        "            self.scaler.scale(self.model(x).mean()).backward()\n"
+        "            self.scaler.step(self.optimizer)  # expect: TL104\n",
+        "import torch\n"
+        "def train(model, opts, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    generator_opt = opts['g']\n"
+        "    generator_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])  # expect: TL104\n",
+        # the hook goes on another optimizer, which nothing steps: it never runs
+        "import torch\n"
+        "def train(model, opts, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opts['d'].register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])  # expect: TL104\n",
+        "import torch\n"
+        "def train(model, opt, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    swa_opt.register_step_post_hook(update_scale)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
+        # the variable the hook is registered on is then assigned the optimizer stepped:
+        # whichever it holds, the update is missed
+        "import torch\n"
+        "def train(model, loader, warmup_opt, main_opt):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opt = warmup_opt\n"
+        "    opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    opt = main_opt\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n",
+        # the other optimizer is only tested and its learning rate read: nothing steps it
+        "import torch\n"
+        "def train(model, opt, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    if swa_opt is not None:\n"
+        "        swa_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)  # expect: TL104\n"
+        "        print(swa_opt.param_groups[0]['lr'])\n",
     )
     good = (
         "import torch\n"
@@ -736,8 +808,8 @@ class ScalerStepWithoutUpdate(Rule):
         "    def train_one_iter(trainer, batch):\n"
         "        trainer.scaler.scale(trainer.model(batch).mean()).backward()\n"
         "        trainer.scaler.step(trainer.optimizer)\n",
-        # a function updating the scaler is registered as a step hook of another optimizer:
-        # when that one steps is not followed
+        # the optimizer whose step hook updates the scaler is stepped in the loop too: its
+        # hook updates on every iteration
         "import torch\n"
         "def train(model, opt, swa_opt, loader):\n"
         "    scaler = torch.amp.GradScaler('cuda')\n"
@@ -746,7 +818,78 @@ class ScalerStepWithoutUpdate(Rule):
         "    swa_opt.register_step_post_hook(update_scale)\n"
         "    for x in loader:\n"
         "        scaler.scale(model(x).mean()).backward()\n"
-        "        scaler.step(opt)\n",
+        "        scaler.step(opt)\n"
+        "        swa_opt.step()\n",
+        # the same, the optimizer handed to a function that may step it
+        "import torch\n"
+        "def train(model, opts, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opts['d'].register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])\n"
+        "        train_discriminator(model, opts['d'], x)\n",
+        # the hook goes on another optimizer and on one of a loop, which may be the one stepped
+        "import torch\n"
+        "def train(model, opts, swa_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    def update_scale(*_):\n"
+        "        scaler.update()\n"
+        "    swa_opt.register_step_post_hook(update_scale)\n"
+        "    for i in range(len(opts)):\n"
+        "        opts[i].register_step_post_hook(update_scale)\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])\n",
+        # the optimizer whose hook updates is stepped through a list, a dict, or code out
+        # of sight that keeps it: its hook may run in the loop
+        "import torch\n"
+        "def train(model, opt, ema_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    optimizers = [opt, ema_opt]\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        for each in optimizers:\n"
+        "            each.step()\n",
+        "import torch\n"
+        "def train(model, opt, ema_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    extra = {'ema': ema_opt}\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        extra['ema'].step()\n",
+        "import torch\n"
+        "from callbacks import AveragingCallback\n"
+        "def train(model, opt, ema_opt, loader):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    callback = AveragingCallback(optimizers=[ema_opt])\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        callback.on_batch_end()\n",
+        "import torch\n"
+        "def train(model, opt, ema_opt, loader, trainer):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    ema_opt.register_step_post_hook(lambda *_: scaler.update())\n"
+        "    trainer.ema_optimizer = ema_opt\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opt)\n"
+        "        trainer.after_step()\n",
+        # an item picked by a parameter may be the one whose hook updates
+        "import torch\n"
+        "def train(model, opts, loader, name):\n"
+        "    scaler = torch.amp.GradScaler('cuda')\n"
+        "    opts['d'].register_step_post_hook(lambda *_: scaler.update())\n"
+        "    for x in loader:\n"
+        "        scaler.scale(model(x).mean()).backward()\n"
+        "        scaler.step(opts['g'])\n"
+        "        opts[name].step()\n",
     )
 
     def finish(self) -> None:
@@ -957,10 +1100,7 @@ class ScalerStepWithoutUpdate(Rule):
         that runs, and when not. Only its own methods called on it (`scaler.step(opt)`,
         `scaler.get_scale()`) say what it does."""
         written = self.ctx.code(scaler)
-        receivers = self.ctx.receivers
-        for node in self.ctx.shared(_by_dotted_name).get(written, ()):
-            if receivers.binding(node) != binding:  # type: ignore[arg-type]
-                continue
+        for node in self.ctx.shared(_by_variable).get((written, binding), ()):
             parent = self.ctx.parent(node)
             if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign):
                 continue  # where it is bound
@@ -968,7 +1108,8 @@ class ScalerStepWithoutUpdate(Rule):
             if type(parent) is cst.Attribute and parent.value is node:
                 called = self.ctx.parent(parent)
                 if type(called) is cst.Call and called.func is parent:
-                    if nested and parent.attr.value == "update" and self._registered_hook(node, stepped) is None:
+                    if (nested and parent.attr.value == "update" and self._registered_hook(node, stepped) is None
+                            and not self._hooked_on_another(node, stepped)):
                         return True
                     continue  # `scaler.step(opt)`
             if type(parent) is cst.Attribute and parent.attr is node:
@@ -1005,11 +1146,8 @@ class ScalerStepWithoutUpdate(Rule):
         each step of the optimizer `step` steps: `optimizer.register_step_post_hook(...)`
         itself (see `_registered_hook`), or a function of the project handed the scaler
         that does (see `_updated_later`), if any."""
-        receivers = self.ctx.receivers
         stepped = step.args[0].value
-        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
-            if receivers.binding(node) != binding:  # type: ignore[arg-type]
-                continue
+        for node in self.ctx.shared(_by_variable).get((self.ctx.code(scaler), binding), ()):
             parent = self.ctx.parent(node)
             if type(parent) is cst.Arg and parent.value is node and self._updated_later(parent, stepped):
                 return self.ctx.parent(parent)  # type: ignore[return-value]
@@ -1023,11 +1161,16 @@ class ScalerStepWithoutUpdate(Rule):
         """The `stepped.register_step_post_hook(hook)` (or `register_step_pre_hook`) of this
         file whose hook `node` is read in, if any: a lambda, or a function defined by name in
         the block the registration runs in (see `hook_body`)."""
-        for call, optimizer, body in self.ctx.shared(_step_hook_registrations):
-            if self._same_optimizer(optimizer, stepped) and any(
-                    ancestor is body for ancestor in self.ctx.ancestors(node)):
+        for call, optimizer in self._hooks_around(node):
+            if self._same_optimizer(optimizer, stepped):
                 return call
         return None
+
+    def _hooks_around(self, node: cst.CSTNode) -> list[tuple[cst.Call, cst.BaseExpression]]:
+        """The step hook registrations of this file whose hook `node` is read in, with their
+        optimizers: looked up by `node`'s ancestors, not by scanning every registration."""
+        by_body = self.ctx.shared(_hooks_by_body)
+        return [found for ancestor in self.ctx.ancestors(node) for found in by_body.get(ancestor, ())]
 
     def _registered_before(self, registration: cst.Call, loop: cst.For | cst.While) -> bool:
         """`registration` (of a hook, or a call of a helper that registers one) runs before
@@ -1060,13 +1203,75 @@ class ScalerStepWithoutUpdate(Rule):
                    for scaler, optimizer in summary.updates_later)
 
     def _same_optimizer(self, one: cst.BaseExpression, other: cst.BaseExpression) -> bool:
-        """`one` and `other` read the same variable; where either is no variable
-        (`self.optimizers[0]`), they are written the same."""
+        """`one` and `other` hold one optimizer, by what they read, not how they are written
+        (`opt = self.optimizer`, `o = opts["g"]`; see `Receivers.same_object`); where that
+        cannot be told, they read one variable (`opt = a`, the hook, `opt = b`, the step): a
+        finding is due either way, the hook skipped with the step or never run in the loop."""
         receivers = self.ctx.receivers
-        bindings = receivers.binding(one), receivers.binding(other)
-        if None not in bindings:
-            return bindings[0] == bindings[1]
-        return self.ctx.code(one) == self.ctx.code(other)
+        same = receivers.same_object(one, other)
+        if same is None:
+            binding = receivers.binding(one)
+            return binding is not None and binding == receivers.binding(other)
+        return same
+
+    def _hooked_on_another(self, node: cst.CSTNode, stepped: cst.BaseExpression) -> bool:
+        """`node` is read in a step hook (a lambda, a function by name) of this file
+        registered only on optimizers other than `stepped` that nothing in the file may
+        step (see `_may_be_stepped`). Its update runs when such an optimizer steps, so
+        never in this loop."""
+        hooked = [optimizer for _, optimizer in self._hooks_around(node)]
+        return bool(hooked) and all(self.ctx.receivers.same_object(optimizer, stepped) is False
+                                    and not self._may_be_stepped(optimizer) for optimizer in hooked)
+
+    def _may_be_stepped(self, optimizer: cst.BaseExpression) -> bool:
+        """The file reads `optimizer`, or a container holding it, where it may be stepped or
+        reach code out of sight: anywhere but the receiver of a step hook registration, a
+        test (`if swa_opt is not None:`), an attribute read (`swa_opt.param_groups`) or the
+        value of a plain alias (`o = swa_opt`, whose own reads are judged alike). A `.step()`,
+        a call's argument, an item of a list or dict, an attribute stored, a loop over its
+        container: it may be stepped. A class's attribute, or an optimizer whose variable
+        may hold more than one object, may always be."""
+        path = self.ctx.receivers.object_path(optimizer)
+        if path is None or type(path[0].owner) is cst.ClassDef:
+            return True
+        root, items = path
+        for read, read_items in self.ctx.shared(_reads_by_root).get(root, ()):
+            if len(read_items) > len(items) or not items_may_match(read_items, items):
+                continue  # something of it (`swa_opt.param_groups`), or another item (`opts["g"]`)
+            if len(read_items) == len(items):
+                if not self._keeps_nothing(read):
+                    return True
+            elif not self._reads_an_item(read):
+                return True  # its container, used whole: `for o in opts:`, `train(opts)`
+        return False
+
+    def _keeps_nothing(self, read: cst.BaseExpression) -> bool:
+        """`read` (an optimizer) is the receiver of a step hook registration, only tested,
+        read an attribute of (not its `step`, nor called), or plainly assigned to a
+        variable that holds it alone (`o = swa_opt`, not `callbacks.swa = swa_opt`), whose
+        reads `_reads_by_root` lists with its own."""
+        parent = self.ctx.parent(read)
+        if type(parent) is cst.Attribute and parent.value is read:
+            called = self.ctx.parent(parent)
+            if type(called) is cst.Call and called.func is parent:
+                return parent.attr.value in STEP_HOOK_REGISTRATIONS
+            return parent.attr.value != "step"
+        if type(parent) in (cst.Assign, cst.AnnAssign) and parent.value is read:  # type: ignore[attr-defined]
+            targets = parent.targets if type(parent) is cst.Assign else (parent,)  # type: ignore[attr-defined]
+            path = self.ctx.receivers.object_path(read)
+            return all(self.ctx.receivers.object_path(target.target) == path for target in targets)
+        return self._only_tested(read)
+
+    def _reads_an_item(self, container: cst.BaseExpression) -> bool:
+        """`container` is read only to pick an item or attribute the linter tells apart
+        (`opts["g"]`, `cfg.opts`, not `opts[i]` of a loop nor `opts.values()`), listed in
+        `_reads_by_root` apart, or only tested."""
+        parent = self.ctx.parent(container)
+        if type(parent) in (cst.Attribute, cst.Subscript) and parent.value is container:  # type: ignore[attr-defined]
+            called = self.ctx.parent(parent)
+            return not (type(called) is cst.Call and called.func is parent) and \
+                self.ctx.receivers.object_path(parent) is not None  # type: ignore[arg-type]
+        return self._only_tested(container)
 
     def _inside_nested(self, node: cst.CSTNode, reference: cst.CSTNode) -> bool:
         """`node` is read in a lambda or a function defined inside the function
@@ -1174,10 +1379,9 @@ class ScalerStepWithoutUpdate(Rule):
         keep it (see `_may_keep`): it may subscribe a callback that updates it
         (`events.subscribe("step_end", lambda *_: scaler.update())`), and an added
         `update()` would run twice. A call in a loop does its work then (see `_handed_out`)."""
-        receivers = self.ctx.receivers
-        for node in self.ctx.shared(_by_dotted_name).get(self.ctx.code(scaler), ()):
+        for node in self.ctx.shared(_by_variable).get((self.ctx.code(scaler), binding), ()):
             arg = self.ctx.parent(node)
-            if type(arg) is not cst.Arg or arg.value is not node or receivers.binding(node) != binding:  # type: ignore[arg-type]
+            if type(arg) is not cst.Arg or arg.value is not node:
                 continue
             call = self.ctx.parent(arg)
             if (type(call) is cst.Call and self.ctx.local_callee(call) is None
@@ -1261,6 +1465,19 @@ def _by_dotted_name(ctx: FileContext) -> dict[str, list[cst.CSTNode]]:
     return index
 
 
+def _by_variable(ctx: FileContext) -> dict[tuple[str, Binding], list[cst.CSTNode]]:
+    """The names and attribute chains of the file by how they are written and the variable
+    they read (see `Receivers.binding`), indexed once: a file of many functions each with
+    its own `scaler` reads each function's own, not every one of the file's."""
+    receivers = ctx.receivers
+    index: dict[tuple[str, Binding], list[cst.CSTNode]] = {}
+    for written, nodes in ctx.shared(_by_dotted_name).items():
+        for node in nodes:
+            binding = receivers.binding(node)  # type: ignore[arg-type]
+            if binding is not None:
+                index.setdefault((written, binding), []).append(node)
+    return index
+
 
 def _step_hook_registrations(ctx: FileContext) -> list[tuple[cst.Call, cst.BaseExpression, cst.CSTNode]]:
     """Each `optimizer.register_step_post_hook(hook)` (or `register_step_pre_hook`) of the
@@ -1275,6 +1492,37 @@ def _step_hook_registrations(ctx: FileContext) -> list[tuple[cst.Call, cst.BaseE
         if body is not None:
             found.append((call, optimizer, body))
     return found
+
+
+def _hooks_by_body(ctx: FileContext) -> dict[cst.CSTNode, list[tuple[cst.Call, cst.BaseExpression]]]:
+    """The step hook registrations of the file (see `_step_hook_registrations`) by what
+    their hook runs, with their optimizers."""
+    index: dict[cst.CSTNode, list[tuple[cst.Call, cst.BaseExpression]]] = {}
+    for call, optimizer, body in ctx.shared(_step_hook_registrations):
+        index.setdefault(body, []).append((call, optimizer))
+    return index
+
+
+def _reads_by_root(ctx: FileContext) -> dict[Binding, list[tuple[cst.BaseExpression, ObjectItems]]]:
+    """Every reference the file reads (a name, an attribute, an item), with the attributes
+    and items read on the way, by the variable it is read from (see `Receivers.object_path`),
+    indexed once: each step hook's optimizer then looks only at the reads of its own variable."""
+    receivers = ctx.receivers
+    index: dict[Binding, list[tuple[cst.BaseExpression, ObjectItems]]] = {}
+    for node in ctx.nodes_of(cst.Name, cst.Attribute, cst.Subscript):
+        parent = ctx.parent(node)
+        if type(parent) in _NOT_READ and getattr(parent, _NOT_READ[type(parent)]) is node:  # type: ignore[index]
+            continue
+        path = receivers.object_path(node)  # type: ignore[arg-type]
+        if path is not None:
+            index.setdefault(path[0], []).append((node, path[1]))  # type: ignore[arg-type]
+    return index
+
+
+# the nodes whose field names or binds something rather than reading it (see `_reads_by_root`)
+_NOT_READ = {cst.Attribute: "attr", cst.Arg: "keyword", cst.Param: "name", cst.AssignTarget: "target",
+             cst.AnnAssign: "target", cst.FunctionDef: "name", cst.ClassDef: "name", cst.ImportAlias: "name",
+             cst.AsName: "name", cst.NameItem: "name"}
 
 
 def _removed_handles(ctx: FileContext) -> frozenset[Binding]:

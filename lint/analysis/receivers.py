@@ -435,6 +435,69 @@ class Receivers:
                 same.add(self.binding(target) or Binding(node, target.value))  # a walrus's own name
         return same
 
+    def same_object(self, first: cst.BaseExpression, second: cst.BaseExpression) -> bool | None:
+        """Whether `first` and `second` hold one object, by what they read rather than how
+        they are spelled (see `object_path`): True for one variable, its plain alias
+        (`opt = self.optimizer`) or one literal item of one container (`opts["g"]`, `o =
+        opts["g"]`); False for other variables (`self.optimizer` of two unrelated classes)
+        or other items of one container (`opts["g"]`, `opts["d"]`); None when that cannot
+        be told (`opts[i]` of a loop, a variable assigned twice, a loop target, a parameter
+        rebound: see `object_path`)."""
+        paths = self.object_path(first), self.object_path(second)
+        if paths[0] is None or paths[1] is None:
+            return None
+        if paths[0] == paths[1]:
+            return True
+        (one, one_items), (other, other_items) = paths
+        if one == other:
+            return False if len(one_items) == len(other_items) and not items_may_match(one_items, other_items) else None
+        both_attributes = type(one.owner) is type(other.owner) is cst.ClassDef
+        return None if both_attributes and self.may_be_one_object(one, other) else False
+
+    def object_path(self, expr: cst.BaseExpression, depth: int = 0) -> tuple[Binding, ObjectItems] | None:
+        """`expr` as the variable its object is read from and the attributes and literal
+        items read on the way (`opts["g"]`: `opts`, `("['g']",)`; an item picked by a
+        parameter, `opts[name]`, by the parameter's binding), following variables
+        plainly assigned one such reference alone (`o = opts["g"]`); None where a part is
+        not one (`opts[i]` of a loop, a call) or a variable may hold more than one object:
+        assigned more than once, or bound otherwise than by one plain assignment or as a
+        parameter never rebound (a loop, `with` or `except` target, an import, a `match` case)."""
+        binding = self.binding(expr)
+        if binding is not None:
+            if next(self.bound_at(binding), None) is None:
+                return binding, ()  # a parameter never rebound, or a variable the file never binds: one object
+            if type(binding.owner) is cst.FunctionDef and binding.name in named_parameters(binding.owner):
+                return None  # a parameter rebound: the argument, then what is assigned
+            values = self.only_assigned(binding) or []
+            if len(values) != 1 or depth >= _MAX_ALIAS_DEPTH:
+                return None
+            if type(values[0]) not in (cst.Name, cst.Attribute, cst.Subscript):
+                return binding, ()  # `opt = torch.optim.SGD(...)`: the one object made there
+            return self.object_path(values[0], depth + 1)
+        if type(expr) is cst.Name:  # bound nowhere in the file: a global of another module's making, one object
+            return Binding(self.ctx.module, expr.value), ()
+        if type(expr) is cst.Attribute:
+            part = f".{expr.attr.value}"
+        elif type(expr) is cst.Subscript and (key := _literal_item(expr)) is not None:
+            part = f"[{key!r}]"
+        elif type(expr) is cst.Subscript and (param := self._parameter_item(expr)) is not None:
+            part = param
+        else:
+            return None
+        inner = self.object_path(expr.value, depth)  # type: ignore[attr-defined]
+        return (inner[0], (*inner[1], part)) if inner is not None else None
+
+    def _parameter_item(self, expr: cst.Subscript) -> Binding | None:
+        """The parameter a subscript's key is, when nothing else binds it (`opts[name]` of
+        `def train(opts, name)`): one value wherever the function reads it."""
+        index = expr.slice[0].slice if len(expr.slice) == 1 else None
+        key = index.value if type(index) is cst.Index else None
+        binding = self.binding(key) if type(key) is cst.Name else None
+        if (binding is None or type(binding.owner) is not cst.FunctionDef
+                or binding.name not in named_parameters(binding.owner)):  # type: ignore[arg-type]
+            return None
+        return binding if next(self.bound_at(binding), None) is None else None  # bound by nothing else
+
     def kind(self, expr: cst.BaseExpression) -> str | None:
         """The kind of object `expr` holds (see the module constants), or None."""
         if type(expr) is cst.Call:
@@ -1157,6 +1220,19 @@ def _all_simple_statements(module: cst.Module) -> Iterator[cst.SimpleStatementLi
                 stack.extend(_statements(block))
 
 
+# the attributes and items read from a variable (see `Receivers.object_path`): `.attr`, a
+# literal item `['g']`, or the parameter whose value picks the item
+ObjectItems = tuple["str | Binding", ...]
+
+
+def items_may_match(first: ObjectItems, second: ObjectItems) -> bool:
+    """The items `first` and `second` read (as far as the shorter goes) may be the same:
+    each one written the same, or either picked by a parameter (`opts[name]`, `opts["d"]`)."""
+    return all(one == other or type(one) is Binding or type(other) is Binding
+               for one, other in zip(first, second))
+
+
+_MAX_ALIAS_DEPTH = 4  # `a = b`, `b = c`, ... followed this deep (see `Receivers.object_path`)
 _MAX_KEYED_DEPTH = 4  # builders returning builders' dicts followed this deep
 
 
@@ -1196,3 +1272,13 @@ def _field_names(spec: cst.BaseExpression) -> tuple[str, ...] | None:
             return None
         names.append(name)
     return tuple(names) or None
+
+
+def _literal_item(expr: cst.Subscript) -> str | int | None:
+    """The string or integer a subscript is written with (`opts["g"]`, `self.optimizers[0]`)."""
+    if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
+        return None
+    value = expr.slice[0].slice.value  # type: ignore[attr-defined]
+    if type(value) is cst.Integer:
+        return int(value.value, 0)
+    return subscript_key(expr)

@@ -509,6 +509,24 @@ def decorated(func: cst.FunctionDef) -> bool:
     return any(dotted_name(d.decorator) not in _BINDING_DECORATORS for d in func.decorators)
 
 
+# decorators whose function, called, returns what the function itself returns: a cache of
+# its results, or a binding of its first parameter (see `returns_own_value`)
+_VALUE_KEEPING_DECORATORS = frozenset({"functools.lru_cache", "functools.cache"})
+
+
+def returns_own_value(ctx: FileContext, func: cst.FunctionDef) -> bool:
+    """A call of `func` returns what its body returns: every decorator, if any, is one
+    known to keep that value (`@functools.lru_cache(maxsize=None)`, `@cache`,
+    `@staticmethod`); not one that may wrap it (`@pinned`, which may pin a loader)."""
+    for decorator in func.decorators:
+        named = decorator.decorator.func if type(decorator.decorator) is cst.Call else decorator.decorator
+        if dotted_name(named) in _BINDING_DECORATORS and type(decorator.decorator) is not cst.Call:
+            continue
+        if ctx.qualified_name(named) not in _VALUE_KEEPING_DECORATORS:
+            return False
+    return True
+
+
 def named_parameters(function: cst.FunctionDef) -> set[str]:
     """The names of a function's parameters that take one value each (positional-only,
     ordinary, keyword-only; not `*args` / `**kwargs`), `self` of a method included."""

@@ -57,8 +57,9 @@ from trainlint.analysis.runtime_patches import module_run, module_runs
 from trainlint.analysis.search_paths import search_paths
 from trainlint.analysis.torch_binding import module_facts, star_questions
 from trainlint.analysis.scopes import (
-    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments, decorated,
+    argument_slots, as_receiver_path, assigned_parts, assignment_targets, binding_scope, bound_arguments,
     dotted_name, head_name, is_method, named_parameters, named_scaler, owning_class, receiver_method, receiver_name,
+    returns_own_value,
 )
 from trainlint.analysis.training import (
     MODULE_WRAPPERS, ancestors_within, is_clip_call, is_torch_nn_class, loops_within, measures_only, method_call,
@@ -1709,8 +1710,9 @@ class _Summarizer:
         """A DataLoader built without `pin_memory=True`: the call itself, or the one value a
         variable of the function is assigned (not a parameter: another module's call may
         hand it a pinned one) that no write pins afterwards (`loader.pin_memory = True`). Not
-        in a decorated function: what a call returns is the decorator's (`@pinned`)."""
-        if "DataLoader" not in self.ctx.source or decorated(self.func):
+        in a function whose decorator may change what a call returns (`@pinned`; a cache,
+        `@functools.lru_cache`, returns what the function does)."""
+        if "DataLoader" not in self.ctx.source or not returns_own_value(self.ctx, self.func):
             return False
         built = single_assignment(self.ctx, expr) if type(expr) is cst.Name else expr
         return (type(built) is cst.Call and self.ctx.call_name(built) == DATALOADER_CLASS
@@ -1870,9 +1872,10 @@ class _Summarizer:
     def _returned_result(self, whole: list[cst.BaseExpression]) -> tuple[str, ...]:
         """`Summary.returns_result_of`: every return (but `return None`) returns one call
         of a function of the project as it is (`return loader_kwargs(ds, "train")`), which
-        unpacks no `*args` or `**kwargs`."""
+        unpacks no `*args` or `**kwargs`; not where a decorator may change what a call of
+        this one returns (`@pinned`)."""
         values = [value for value in whole if not (type(value) is cst.Name and value.value == "None")]
-        if len(values) != 1:
+        if len(values) != 1 or not returns_own_value(self.ctx, self.func):
             return ()
         call = values[0] if type(values[0]) is cst.Call else self._changed_result(values[0])
         if type(call) is not cst.Call:

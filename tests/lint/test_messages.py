@@ -262,3 +262,18 @@ def test_removing_a_same_named_handle_in_another_function_keeps_the_hook_message
     source += "def detach(handle):\n    handle.remove()\n"
     [(_, message)] = _messages(source, "TL104")
     assert "does not run the hook" in message
+
+
+def test_a_step_hook_on_the_stepped_optimizer_under_another_name_gets_the_hook_message() -> None:
+    for registration, stepped in (("alias = opt\n    alias.register_step_post_hook(lambda *_: scaler.update())", "opt"),
+                                  ("o = opts['g']\n    o.register_step_post_hook(lambda *_: scaler.update())",
+                                   "opts['g']")):
+        source = HOOKED.format(registration=registration).replace("scaler.step(opt)", f"scaler.step({stepped})")
+        [(_, message)] = _messages(source, "TL104")
+        assert "does not run the hook" in message
+
+
+def test_a_step_hook_on_another_item_of_the_container_gets_the_plain_message() -> None:
+    source = HOOKED.format(registration="opts['d'].register_step_post_hook(lambda *_: scaler.update())")
+    [(_, message)] = _messages(source.replace("scaler.step(opt)", "scaler.step(opts['g'])"), "TL104")
+    assert message.startswith("`scaler.step()` in a loop that never calls `scaler.update()`")

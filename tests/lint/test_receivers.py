@@ -297,3 +297,52 @@ def test_a_wrapper_holds_the_model_where_it_is_assigned_anew_after_the_model() -
     held = [wrapped_module(ctx, arg.value) for call in read for arg in call.args]
     assert [None if model is None else ctx.code(model) for model in held] == [
         "given", None, "self.kept", None, "once", None, "paired", None, None]
+
+
+HELD = '''\
+class Trainer:
+    def fit(self, opts, name):
+        opt = self.optimizer
+        o = opts["g"]
+        for i in range(2):
+            last = opts[i]
+        opt, o, last, opts["g"], opts["d"], opts[name], opts[name], self.optimizer
+'''
+
+
+def test_one_object_is_told_by_what_is_read_not_by_the_spelling() -> None:
+    ctx = FileContext("input.py", HELD, cst.parse_module(HELD))
+    tuple_ = ctx.nodes_of(cst.Tuple)[-1]
+    opt, o, last, g, d, named, named_again, attribute = (element.value for element in tuple_.elements)  # type: ignore[attr-defined]
+    same = ctx.receivers.same_object
+    assert same(opt, attribute) is True and same(o, g) is True and same(named, named_again) is True
+    assert same(g, d) is False and same(o, d) is False and same(opt, g) is False
+    assert same(last, g) is None  # `opts[i]` of a loop: which item is not known
+
+
+MAYBE_HELD = '''\
+import torch
+from hub import shared_opt
+def fit(model, opts, swa_opt, loader, name):
+    opt = torch.optim.SGD(model.parameters())
+    opt = torch.optim.AdamW(model.parameters())
+    for o in opts:
+        pass
+    with make(name) as managed:
+        pass
+    swa_opt = opts[0]
+    opt, o, managed, shared_opt, swa_opt, loader, model, o, opts[name], opts["d"]
+'''
+
+
+def test_a_variable_that_may_hold_more_than_one_object_is_no_known_one() -> None:
+    ctx = FileContext("input.py", MAYBE_HELD, cst.parse_module(MAYBE_HELD))
+    tuple_ = ctx.nodes_of(cst.Tuple)[-1]
+    opt, o, managed, imported, rebound, loader, model, o_again, named, literal = (
+        element.value for element in tuple_.elements)  # type: ignore[attr-defined]
+    same = ctx.receivers.same_object
+    # assigned twice, a loop or `with` target, an import, a parameter rebound: can't tell
+    assert same(opt, model) is None and same(o, loader) is None and same(o, o_again) is None
+    assert same(managed, loader) is None and same(imported, loader) is None and same(rebound, loader) is None
+    assert same(loader, model) is False  # parameters never rebound: two variables
+    assert same(named, literal) is None  # `opts[name]` may be `opts["d"]`
