@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import libcst as cst
 
-from trainlint.analysis.literals import string_value, subscript_key
+from trainlint.analysis.literals import number_value, string_value, subscript_key
 from trainlint.analysis.scopes import (
     _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
     named_parameters, owning_class, receiver_method,
@@ -186,6 +186,8 @@ class Receivers:
         self._returned_items: dict[cst.FunctionDef, tuple[set[str | None], bool]] = {}
         # what a method reads as `self.attr` and its class does not assign is its base's (see `binding`)
         self._bases = _bases_in_file(ctx)
+        # whether the file may build a named tuple class at all: looked up once, not per call
+        self._names_tuples = any(word in ctx.source for word in ("namedtuple", "NamedTuple"))
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`),
         # also through another class of the file (`class CosineRestart(WarmRestart)`) or one of another
         # module of the project (`class LocalCosine(WarmupPoly)` of `from schedules import WarmupPoly`)
@@ -912,7 +914,7 @@ class Receivers:
         assigned once at the module's level, or `class Parts(NamedTuple):` with its
         annotated fields; None for anything else."""
         func = call.func
-        if type(func) is not cst.Name or not any(word in self.ctx.source for word in ("namedtuple", "NamedTuple")):
+        if type(func) is not cst.Name or not self._names_tuples:
             return None
         if self.ctx.qualified_name(func) is not None:
             return None
@@ -1279,6 +1281,8 @@ def _literal_item(expr: cst.Subscript) -> str | int | None:
     if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
         return None
     value = expr.slice[0].slice.value  # type: ignore[attr-defined]
-    if type(value) is cst.Integer:
-        return int(value.value, 0)
+    if type(value) is cst.Integer:  # `[0x1]`, `[1_0]`: the value Python reads
+        number = number_value(value)
+        assert type(number) is int
+        return number
     return subscript_key(expr)
