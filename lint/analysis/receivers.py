@@ -463,7 +463,10 @@ class Receivers:
         plainly assigned one such reference alone (`o = opts["g"]`); None where a part is
         not one (`opts[i]` of a loop, a call) or a variable may hold more than one object:
         assigned more than once, or bound otherwise than by one plain assignment or as a
-        parameter never rebound (a loop, `with` or `except` target, an import, a `match` case)."""
+        parameter never rebound (a loop, `with` or `except` target, an import, a `match`
+        case's capture of a part: `case [first, *rest]:`). A case's capture of the whole
+        subject (`case opt:` of `match optimizer:`) is an assignment of the subject (see
+        `only_assigned`)."""
         binding = self.binding(expr)
         if binding is not None:
             if next(self.bound_at(binding), None) is None:
