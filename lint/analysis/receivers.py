@@ -59,6 +59,9 @@ _OPTIMIZER_FACTORIES = frozenset(
 _OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
 _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
 _INSTANTIATE = frozenset({"hydra.utils.instantiate"})
+# the patterns that capture a name: `case opt:`, `case [first, *rest]:`, `case {"k": v, **others}:`
+_CAPTURES = (cst.MatchAs, cst.MatchStar, cst.MatchMapping)
+
 # builders of named tuple classes: `collections.namedtuple("Parts", ["optimizer", "scheduler"])`
 _NAMED_TUPLES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
 # classes whose keyword arguments are the items they hold (`dict` itself: see `_builds_namespace`)
@@ -267,10 +270,12 @@ class Receivers:
         return list(self._values_of.get(binding, ()))
 
     def header_bound(self, binding: Binding) -> list[cst.Name | cst.Attribute]:
-        """The names a `for` target or a `with ... as` binds to `binding`: bindings whose
-        value the code does not spell (an item of the iterable, what `__enter__` returns)."""
+        """The names a `for` target, a `with ... as` or a `case` pattern's capture of a part
+        of the subject (`case [params, *rest]:`) binds to `binding`: bindings whose value the
+        code does not spell (an item of the iterable, what `__enter__` returns, a part)."""
         return [node for node, _, parent in self.bound_at(binding) if type(parent) is cst.For
-                or type(parent) is cst.AsName and type(self.ctx.parent(parent)) is cst.WithItem]
+                or type(parent) is cst.AsName and type(self.ctx.parent(parent)) is cst.WithItem
+                or type(parent) in _CAPTURES and not self._captures_subject(parent)]
 
     def only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
         """The values `binding` is assigned, when plain assignments to it (`name = value`,
