@@ -1935,6 +1935,17 @@ class MissingZeroGrad(Rule):
         "        match optimizer:\n"
         "            case opt:\n"
         "                opt.zero_grad()\n",
+        # the clear of what no statement of the file defines (a scheduler, an agent), stepped
+        # there too, beside a stepped optimizer never cleared here: neither is known to be one
+        "def train(loader, scaler):\n"
+        "    for batch in loader:\n"
+        "        loss = model(batch)\n"
+        "        loss.backward()\n"
+        "        sched.zero_grad()\n"
+        "        optimizer.step()\n"
+        "        sched.step()\n"
+        "        agent.zero_grad()\n"
+        "        agent.step()\n",
     )
 
     def _helper_clears(self, node: cst.CSTNode) -> bool:

@@ -142,6 +142,20 @@ class OptimizerBeforeShard(Rule):
         "        optimizers.append(torch.optim.AdamW(params))\n"
         "    fully_shard(backbone)  # expect: TL306\n"
         "    return optimizers\n",
+        # a part of what a `case` captures, read after the `match`: a pass whose stage does not
+        # match builds the optimizer on the backbone's parameters the pass before gave
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup(backbone, head, stages):\n"
+        "    optimizers = []\n"
+        "    for stage in stages:\n"
+        "        match stage.trainable(head):\n"
+        "            case [params, *_]:\n"
+        "                pass\n"
+        "        optimizers.append(torch.optim.AdamW(params))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)  # expect: TL306\n"
+        "    return optimizers\n",
     )
     good = (
         "import torch\n"
@@ -240,6 +254,29 @@ class OptimizerBeforeShard(Rule):
         "        with stage.trainable(head) as params:\n"
         "            pass\n"
         "        optimizers.append(torch.optim.AdamW(params))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizers\n",
+        # ... or what a `case` captures: the whole subject (sure to match, so bound after the
+        # `match` too), or a part of it, in the case's body; the backbone's parameters come later
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup_matched(backbone, head, stages):\n"
+        "    optimizers = []\n"
+        "    for stage in stages:\n"
+        "        match stage.trainable(head):\n"
+        "            case params:\n"
+        "                pass\n"
+        "        optimizers.append(torch.optim.AdamW(params))\n"
+        "        params = list(backbone.parameters())\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizers\n"
+        "def setup_first(backbone, head, stages):\n"
+        "    optimizers = []\n"
+        "    for stage in stages:\n"
+        "        match stage.trainable(head):\n"
+        "            case [params, *_]:\n"
+        "                optimizers.append(torch.optim.AdamW(params))\n"
         "        params = list(backbone.parameters())\n"
         "    fully_shard(backbone)\n"
         "    return optimizers\n",

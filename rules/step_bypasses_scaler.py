@@ -648,6 +648,21 @@ class StepBypassesScaler(Rule):
         "        grads_ok = all(p.grad is not None for p in model.parameters())\n"
         "        grads_ok and opt.step()\n"
         "        scaler.update()\n",
+        # what no statement of the file defines, cleared and stepped beside the scaler's own step:
+        # a learner stepped with the batch, an agent: neither is known to be an optimizer
+        "import torch\n"
+        "def fit(loader, scaler):\n"
+        "    for x in loader:\n"
+        "        with torch.autocast('cuda'):\n"
+        "            loss = net(x)\n"
+        "        scaler.scale(loss).backward()\n"
+        "        learner.zero_grad()\n"
+        "        learner.step(x)\n"
+        "        agent.zero_grad()\n"
+        "        agent.step()\n"
+        "        scaler.step(optimizer)\n"
+        "        scaler.update()\n"
+        "        optimizer.zero_grad()\n",
     )
 
     def finish(self) -> None:

@@ -17,6 +17,7 @@ from trainlint.analysis.loops import (
     reachable_nodes,
     run_each_iteration,
     sets_gradients,
+    steps_unresolved_optimizer,
     unknown_step,
 )
 from trainlint.analysis.receivers import Binding
@@ -1543,12 +1544,13 @@ class ZeroGradBeforeStep(Rule):
                 if not any(ancestor in callees for ancestor in self.ctx.ancestors(clear)):
                     self.report(clear)
             return waiting | self._dropped_at_step(facts, optimizer)
-        if unknown_step(self.ctx, node) is not None:
+        if unknown_step(self.ctx, node) is not None or steps_unresolved_optimizer(self.ctx, node) is not None:
             # `opt_d.step()` of an optimizer handed in and never cleared here: it may be what
             # the backward before it was for, as a known one's step is (a GAN's discriminator
             # stepped, then the generator's clear, backward and step): that backward's part
             # ends, and what was dropped may have been meant for it; a clear still waiting
-            # for its own optimizer's step stays
+            # for its own optimizer's step stays. So too a helper's `opt.step()` of what no
+            # statement of the file defines, cleared in the same helper: it steps its own pass
             self._excused.update(held[0] for mark, held in facts if mark in (_DROPPED, _SUSPECT))
             return frozenset(fact for fact in facts if fact[0] not in _MARKS)
         backwards = [fact[1] for fact in facts if fact[0] == _BACKWARD]

@@ -372,7 +372,9 @@ def _runs_before(ctx: FileContext, value: cst.CSTNode) -> tuple[cst.CSTNode | No
     `for` itself, or a node of its target: bound anew before each run of the body); the
     body, for a `with` binding its items' names (the body runs only once every header
     has), and the block holding it too for its first item's (a later item's may raise
-    into an earlier item that suppresses it: `with suppress(E), g() as x:`); none for
+    into an earlier item that suppresses it: `with suppress(E), g() as x:`); the case's
+    body, for a capture of a `case` pattern, and, for a `match`'s subject captured whole,
+    see `_subject_captured_before`; none for
     any other statement (a branch's test, a loop's iterable, run once before all
     iterations), nor for a name bound where its statement may skip it (see
     `_may_skip`)."""
@@ -388,10 +390,30 @@ def _runs_before(ctx: FileContext, value: cst.CSTNode) -> tuple[cst.CSTNode | No
             if child is node.items[0]:
                 return (node.body, ctx.parent(node))
             return (node.body,) if any(child is item for item in node.items) else ()
+        if type(node) is cst.MatchCase:  # a capture in the case's pattern (not its guard's walrus)
+            return (node.body,) if child is node.pattern else ()
+        if type(node) is cst.Match and child is node.subject:
+            return _subject_captured_before(ctx, node)
         if isinstance(node, cst.BaseStatement):
             return ()
         child = node
     return ()
+
+
+def _subject_captured_before(ctx: FileContext, match: cst.Match) -> tuple[cst.CSTNode | None, ...]:
+    """For a `match`'s subject as the value its cases' captures of the whole subject bind
+    (`case opt:`, `case SGD() as opt:`; see `Receivers.only_assigned`), the blocks it is
+    bound before every run of: those cases' bodies, and the block holding the `match`
+    when every case so captures it, by one name, and the last, irrefutable (`case opt:`
+    with no guard), is sure to match when no other does. None when the cases capture it
+    by several names (which one a value is bound to is not told)."""
+    captures = [case for case in match.cases if type(case.pattern) is cst.MatchAs and case.pattern.name is not None]
+    if len({case.pattern.name.value for case in captures}) != 1:  # type: ignore[attr-defined]
+        return ()
+    last = match.cases[-1]
+    irrefutable = last.guard is None and type(last.pattern) is cst.MatchAs and last.pattern.pattern is None
+    bodies = tuple(case.body for case in captures)
+    return (*bodies, ctx.parent(match)) if irrefutable and len(captures) == len(match.cases) else bodies
 
 
 def _may_skip(node: cst.CSTNode, child: cst.CSTNode) -> bool:

@@ -72,18 +72,15 @@ def is_optimizer(ctx: FileContext, expr: cst.BaseExpression) -> bool:
     """`expr` holds an optimizer: built from one, passed one, stepped by a
     GradScaler, or both stepped and cleared with `zero_grad()` in this file
     (also as an item of a container: `optims["g"].step()` and
-    `for o in optims.values(): o.zero_grad()`; and, in one function, what no
-    binding of the file tells: a global defined elsewhere, `args.opt`)."""
+    `for o in optims.values(): o.zero_grad()`)."""
     receivers = ctx.receivers
     if receivers.is_kind(expr, OPTIMIZER):
         return True
     if receivers.kind(expr) is not None:
         return False
-    variables, containers, unresolved = ctx.shared(_stepped_and_cleared)
+    variables, containers, _ = ctx.shared(_stepped_and_cleared)
     binding = receivers.binding(expr)
     if binding is not None and binding in variables:
-        return True
-    if binding is None and (ctx.enclosing_function(expr), ctx.code(expr)) in unresolved:
         return True
     container = receivers.binding(expr.value) if type(expr) is cst.Subscript else None
     return container is not None and container in containers
@@ -120,6 +117,24 @@ def unknown_step(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | No
     return stepped if one_of or named_for_an_optimizer(stepped) else None
 
 
+def steps_unresolved_optimizer(ctx: FileContext, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The receiver of `x.step()` (a `closure=` at most), where no statement of the file
+    binds `x` (a global set elsewhere, `cfg.opt`) and the same function also clears it
+    (`opt.zero_grad(); loss.backward(); opt.step()`): most likely an optimizer, but not
+    known to be one, so only a rule that loses a finding by missing it asks (a helper
+    that steps its own pass); `learner.step(x)` and `sched.step()` never cleared are not."""
+    stepped = method_call(node, "step")
+    if stepped is None or not _plain_step(node) or ctx.receivers.binding(stepped) is not None:
+        return None
+    unresolved = ctx.shared(_stepped_and_cleared)[2]
+    return stepped if (ctx.enclosing_function(node), ctx.code(stepped)) in unresolved else None
+
+
+def _plain_step(call: cst.Call) -> bool:
+    """`step()` or `step(closure=...)`: an optimizer's step's arguments, not a batch's."""
+    return all(arg.keyword is not None and arg.keyword.value == "closure" for arg in call.args)
+
+
 def optimizer_name(name: str) -> bool:
     return bool(_OPTIMIZER_NAME.match(name))
 
@@ -144,8 +159,8 @@ def _stepped_and_cleared(
     are cleared (`optims["g"].zero_grad()`). A loop variable cleared clears what
     it ranges over (see `ranged_bindings`). And receivers with no binding (a global
     no statement of the file defines, `args.opt`), by their function and code, both
-    stepped and cleared in that function (`opt.zero_grad(); loss.backward();
-    opt.step()`): one object there, an optimizer whatever it is."""
+    stepped as an optimizer is (see `steps_unresolved_optimizer`) and cleared in that
+    function."""
     receivers = ctx.receivers
     stepped: set[Binding] = set()
     cleared: set[Binding] = set()
@@ -161,7 +176,7 @@ def _stepped_and_cleared(
         binding = receivers.binding(receiver)
         if binding is not None:
             (stepped if step else cleared).add(binding)
-        elif type(receiver) in (cst.Name, cst.Attribute):
+        elif type(receiver) in (cst.Name, cst.Attribute) and (not step or _plain_step(node)):
             unresolved[step].add((ctx.enclosing_function(node), ctx.code(receiver)))
         container = receivers.binding(receiver.value) if type(receiver) is cst.Subscript else None
         if container is not None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import libcst as cst
 
-from trainlint.analysis.literals import string_value, subscript_key
+from trainlint.analysis.literals import number_value, string_value, subscript_key
 from trainlint.analysis.scopes import (
     _BINDING_DECORATORS, Scope, _parameters, _statements, assigned_parts, bound_arguments, child_blocks, dotted_name,
     named_parameters, owning_class, receiver_method,
@@ -59,6 +59,9 @@ _OPTIMIZER_FACTORIES = frozenset(
 _OPTIMIZER_PACKAGES = ("torch.optim.", "apex.optimizers.", "bitsandbytes.optim.", "timm.optim.")
 _SCHEDULER_FACTORIES = ("transformers.get_", "transformers.optimization.get_")
 _INSTANTIATE = frozenset({"hydra.utils.instantiate"})
+# the patterns that capture a name: `case opt:`, `case [first, *rest]:`, `case {"k": v, **others}:`
+_CAPTURES = (cst.MatchAs, cst.MatchStar, cst.MatchMapping)
+
 # builders of named tuple classes: `collections.namedtuple("Parts", ["optimizer", "scheduler"])`
 _NAMED_TUPLES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
 # classes whose keyword arguments are the items they hold (`dict` itself: see `_builds_namespace`)
@@ -186,6 +189,8 @@ class Receivers:
         self._returned_items: dict[cst.FunctionDef, tuple[set[str | None], bool]] = {}
         # what a method reads as `self.attr` and its class does not assign is its base's (see `binding`)
         self._bases = _bases_in_file(ctx)
+        # whether the file may build a named tuple class at all: looked up once, not per call
+        self._names_tuples = any(word in ctx.source for word in ("namedtuple", "NamedTuple"))
         # classes of the file that subclass an optimizer or a scheduler (`class Muon(torch.optim.Optimizer)`),
         # also through another class of the file (`class CosineRestart(WarmRestart)`) or one of another
         # module of the project (`class LocalCosine(WarmupPoly)` of `from schedules import WarmupPoly`)
@@ -265,10 +270,12 @@ class Receivers:
         return list(self._values_of.get(binding, ()))
 
     def header_bound(self, binding: Binding) -> list[cst.Name | cst.Attribute]:
-        """The names a `for` target or a `with ... as` binds to `binding`: bindings whose
-        value the code does not spell (an item of the iterable, what `__enter__` returns)."""
+        """The names a `for` target, a `with ... as` or a `case` pattern's capture of a part
+        of the subject (`case [params, *rest]:`) binds to `binding`: bindings whose value the
+        code does not spell (an item of the iterable, what `__enter__` returns, a part)."""
         return [node for node, _, parent in self.bound_at(binding) if type(parent) is cst.For
-                or type(parent) is cst.AsName and type(self.ctx.parent(parent)) is cst.WithItem]
+                or type(parent) is cst.AsName and type(self.ctx.parent(parent)) is cst.WithItem
+                or type(parent) in _CAPTURES and not self._captures_subject(parent)]
 
     def only_assigned(self, binding: Binding) -> list[cst.BaseExpression] | None:
         """The values `binding` is assigned, when plain assignments to it (`name = value`,
@@ -461,7 +468,10 @@ class Receivers:
         plainly assigned one such reference alone (`o = opts["g"]`); None where a part is
         not one (`opts[i]` of a loop, a call) or a variable may hold more than one object:
         assigned more than once, or bound otherwise than by one plain assignment or as a
-        parameter never rebound (a loop, `with` or `except` target, an import, a `match` case)."""
+        parameter never rebound (a loop, `with` or `except` target, an import, a `match`
+        case's capture of a part: `case [first, *rest]:`). A case's capture of the whole
+        subject (`case opt:` of `match optimizer:`) is an assignment of the subject (see
+        `only_assigned`)."""
         binding = self.binding(expr)
         if binding is not None:
             if next(self.bound_at(binding), None) is None:
@@ -912,7 +922,7 @@ class Receivers:
         assigned once at the module's level, or `class Parts(NamedTuple):` with its
         annotated fields; None for anything else."""
         func = call.func
-        if type(func) is not cst.Name or not any(word in self.ctx.source for word in ("namedtuple", "NamedTuple")):
+        if type(func) is not cst.Name or not self._names_tuples:
             return None
         if self.ctx.qualified_name(func) is not None:
             return None
@@ -1279,6 +1289,8 @@ def _literal_item(expr: cst.Subscript) -> str | int | None:
     if len(expr.slice) != 1 or type(expr.slice[0].slice) is not cst.Index:
         return None
     value = expr.slice[0].slice.value  # type: ignore[attr-defined]
-    if type(value) is cst.Integer:
-        return int(value.value, 0)
+    if type(value) is cst.Integer:  # `[0x1]`, `[1_0]`: the value Python reads
+        number = number_value(value)
+        assert type(number) is int
+        return number
     return subscript_key(expr)

@@ -202,3 +202,44 @@ def test_a_later_binding_in_a_loop_reaches_back_when_nothing_in_it_binds_first()
             x = step
     """)
     assert _found(ctx, "use(x)", reaching) == [0, 1]
+
+
+def _captured(ctx: FileContext) -> list[cst.CSTNode]:
+    """What a `case` binds `x` to: the `match`'s subject, for a capture of the whole
+    subject (the value `Receivers.assigned` gives it), else the captured name."""
+    captures = [node for node in ctx.nodes_of(cst.MatchAs, cst.MatchStar)
+                if node.name is not None and node.name.value == "x"]  # type: ignore[attr-defined]
+    return [ctx.parent(ctx.parent(node)).subject if type(ctx.parent(node)) is cst.MatchCase  # type: ignore[union-attr]
+            else node.name for node in captures]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("case", "after"), [
+    ("case x:", True),  # irrefutable: the one case always matches and binds `x`
+    ("case x if ready:", False),  # no case may match
+    ("case SGD() as x:", False),
+    ("case [x, *rest]:", False),  # a part of the subject: bound when the pattern matches
+])
+def test_a_case_capture_always_runs_before_its_body_and_after_the_match_when_sure_to(case: str, after: bool) -> None:
+    ctx = _model(f"""
+    def f(stage, ready):
+        match stage.trainable():
+            {case}
+                use_in(x)
+        use_after(x)
+    """)
+    captured = _captured(ctx)
+    assert always_before(ctx, _read(ctx, "use_in(x)"), captured) == captured
+    assert always_before(ctx, _read(ctx, "use_after(x)"), captured) == (captured if after else [])
+
+
+def test_a_whole_capture_after_other_cases_is_not_sure_to_bind() -> None:
+    ctx = _model("""
+    def f(stage):
+        match stage.trainable():
+            case None:
+                pass
+            case x:
+                pass
+        use(x)
+    """)
+    assert always_before(ctx, _read(ctx, "use(x)"), _captured(ctx)) == []

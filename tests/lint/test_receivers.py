@@ -346,3 +346,27 @@ def test_a_variable_that_may_hold_more_than_one_object_is_no_known_one() -> None
     assert same(managed, loader) is None and same(imported, loader) is None and same(rebound, loader) is None
     assert same(loader, model) is False  # parameters never rebound: two variables
     assert same(named, literal) is None  # `opts[name]` may be `opts["d"]`
+
+
+CAPTURED = '''\
+import torch
+def fit(model):
+    optimizer = torch.optim.SGD(model.parameters())
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 10)
+    match optimizer:
+        case opt:
+            pass
+    match scheduler:
+        case [first, *rest]:
+            pass
+    opt, optimizer, first, scheduler
+'''
+
+
+def test_a_case_capturing_the_whole_subject_holds_the_subject() -> None:
+    ctx = FileContext("input.py", CAPTURED, cst.parse_module(CAPTURED))
+    tuple_ = ctx.nodes_of(cst.Tuple)[-1]
+    opt, optimizer, first, scheduler = (element.value for element in tuple_.elements)  # type: ignore[attr-defined]
+    same = ctx.receivers.same_object
+    assert same(opt, optimizer) is True  # `case opt:` of `match optimizer:`: the optimizer itself
+    assert same(first, scheduler) is None  # a part of the subject: not known
