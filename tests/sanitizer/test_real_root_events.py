@@ -10,7 +10,8 @@ from sanitizer_harness import PRELAUNCH, ScriptRuns, line_of
 
 SHIFTS = [("teacher_shift.py", "--seed", "1"), ("teacher_shift.py", "--seed", "2"),
           ("teacher_shift.py", "--seed", "1", "--over", "3"), ("teacher_shift.py", "--steady")]
-PRELAUNCH += SHIFTS
+PRELAUNCH += [*SHIFTS, ("jump_to_nan.py",), ("jump_to_nan.py", "--at", "10"), ("jump_to_nan.py", "--scale", "1"),
+              ("gan_plateau.py", "--fault"), ("gan_plateau.py",)]
 
 
 @pytest.mark.parametrize(("seed", "over"), [("1", "6"), ("2", "6"), ("1", "3")])
@@ -38,3 +39,38 @@ def test_the_same_move_over_300_steps_climbs_steadily(script_runs: ScriptRuns) -
     (event,) = run.events("divergence")
     assert event["rule"] == "climb" and 300 < event["step"] < 600 and "jump_step" not in event, event
     assert event["message"].startswith("loss climbed steadily"), event
+
+
+def test_a_jump_right_before_an_inf_loss_is_one_problem_led_up_to(script_runs: ScriptRuns) -> None:
+    """A batch 1e10 times too large at step 80: that loss jumps, the update from it
+    overflows the weights, the next loss is Inf. One problem: the non-finite loss, with
+    the jump (a loss spike) shown as what led up to it, its step named; past the warm-up
+    (step 10), the blow-up that ran into the Inf is the problem and names its step."""
+    run = script_runs.get("jump_to_nan.py")
+    assert run.returncode == 0, run.stderr
+    (problem,) = run.report["summary"]["problems"]
+    assert (problem["kind"], problem["step"]) == ("nonfinite_loss", 81), problem
+    assert [line.split(":")[0] for line in problem["precursors"]] == ["loss_spike at step 80", "grad_spike at step 80"]
+    (problem,) = script_runs.get("jump_to_nan.py", "--at", "10").report["summary"]["problems"]
+    assert (problem["kind"], problem["step"]) == ("divergence", 10), problem
+    assert "non-finite at step 11" in problem["headline"], problem
+    assert script_runs.get("jump_to_nan.py", "--scale", "1").report["summary"]["problems"] == []
+
+
+def test_a_discriminator_saturated_at_a_constant_loss_is_one_root(script_runs: ScriptRuns) -> None:
+    """The discriminator's learning rate of 2 drives its sigmoid to exactly 0 within a few
+    steps: its BCELoss sits at exactly 50, the generator's at 100, and every gradient is
+    exactly zero. The generator's parameters were reported as having stopped learning
+    ("a branch the loss no longer reaches") and its gradient norm as vanished, two
+    problems, neither the cause. The saturated plateau is the one problem now, at its
+    first step, with both folded under it. The same GAN at 2e-4 trains: nothing."""
+    run = script_runs.get("gan_plateau.py", "--fault")
+    assert run.returncode == 0, run.stderr
+    (problem,) = run.report["summary"]["problems"]
+    event = run.first("divergence")
+    assert (problem["kind"], problem["step"]) == ("divergence", event["step"]) and event["rule"] == "saturated"
+    assert event["step"] <= run.first("unused_parameter")["since"], event
+    assert "exactly 50" in event["message"] and "exactly 100" in event["message"], event
+    assert event["where"] == f"gan_plateau.py:{line_of('gan_plateau.py', 'g_loss = bce')}", event
+    assert sorted(line.split(" at ")[0] for line in problem["symptoms"]) == ["unused_parameter", "vanishing_grad"]
+    assert script_runs.get("gan_plateau.py").events() == []
