@@ -42,6 +42,11 @@ EXPLAIN_WITHIN = 4  # steps after it was noted that a parameter's zero gradients
 # steps, at least, whose losses were all exactly zero and whose gradients all zero, from the
 # first step to the last, that make a run in which nothing trained (no fit learned: it began so)
 ZERO_RUN_STEPS = 10
+# why parameters stopped learning: their layers still run in the forward (a zero gradient comes
+# back to them through a saturated sigmoid or clamp, or dead units), or not (pruned, masked)
+DIED_IN_FORWARD = ("the forward still runs them, but their gradients come back all zero: outputs saturated at "
+                   "a sigmoid's or a clamp's limit, units that died, or a mask of zeros on them")
+DIED_OUTSIDE = "a layer pruned or masked to zero, units that died, a branch the loss no longer reaches"
 
 
 class UnusedParameterDetector(Detector):
@@ -132,13 +137,23 @@ class UnusedParameterDetector(Detector):
 
     def _note_owners(self, sink: Sink) -> None:
         """While the model is alive, note the module and called-ness of each parameter that
-        has no non-zero gradient yet: a model local to `main()` is gone when the run ends."""
+        has no non-zero gradient yet, or none since its gradients turned all zero: a model
+        local to `main()` is gone when the run ends."""
         for key, param in list(self._trainable.items()):
-            if key in self._nonzero:
+            if key in self._nonzero and self._zero_since.get(key) is None:
                 continue
             owner = sink.param_owner(param)
             if owner is not None:
                 self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.was_called(owner))
+
+    def _all_called(self, params: list[Tensor], sink: Sink) -> bool:
+        """Whether the layers holding `params` are all known and all ran their forward (now,
+        or when `_note_owners` last looked, for a model gone by the end): the parameters are
+        used, and a gradient tensor of zeros came back to them, where a skipped layer gets none."""
+        def called(param: Tensor) -> bool:
+            owner = sink.param_owner(param)
+            return sink.was_called(owner) if owner is not None else self._noted(param)[1]
+        return bool(params) and all(called(param) for param in params)
 
     def _noted(self, param: Tensor) -> tuple[str | None, bool]:
         """What `_note_owners` found of `param`: (module name, called), or (None, False)."""
@@ -238,17 +253,19 @@ class UnusedParameterDetector(Detector):
         every = [sink.param_label(p) for p in list(self._trainable.values())]
         for (counted, step), params in sorted(died.items())[:MAX_EVENTS]:
             names = [sink.param_label(p) for p in params]
+            by_label = dict(zip(names, params))
             owners = [sink.param_module_name(p) or self._noted(p)[0] for p in params]
             for module, listed in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
                 shown = ", ".join(listed) if len(listed) <= LISTED else \
                     f"all {len(listed)} parameters of {module} ({', '.join(listed[:LISTED - 1])}, ...)"
+                called = self._all_called([by_label[name] for name in listed if name in by_label], sink)
                 sink.emit("unused_parameter", step,
                           f"{shown} received only all-zero gradients from step {step} on "
                           f"({self.steps_seen - counted + 1} of {self.steps_seen} steps), after non-zero ones: "
-                          "they stopped learning (a layer pruned or masked to zero, units that died, "
-                          "a branch the loss no longer reaches)",
+                          f"they stopped learning ({DIED_IN_FORWARD if called else DIED_OUTSIDE})",
                           module=module, param=listed[0],
-                          extra={"params": listed, "gradients": "zero", "since": step})
+                          extra={"params": listed, "gradients": "zero", "since": step,
+                                 **({"called": True} if called else {})})
 
 
 def _model_holding(params: list[Tensor], sink: Sink) -> str | None:

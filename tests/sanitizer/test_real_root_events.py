@@ -63,7 +63,8 @@ def test_a_discriminator_saturated_at_a_constant_loss_is_one_root(script_runs: S
     exactly zero. The generator's parameters were reported as having stopped learning
     ("a branch the loss no longer reaches") and its gradient norm as vanished, two
     problems, neither the cause. The saturated plateau is the one problem now, at its
-    first step, with both folded under it. The same GAN at 2e-4 trains: nothing."""
+    first step, with both folded under it, and the parameters, which every forward runs,
+    are said to get zero gradients back, not to be skipped. The same GAN at 2e-4 trains: nothing."""
     run = script_runs.get("gan_plateau.py", "--fault")
     assert run.returncode == 0, run.stderr
     (problem,) = run.report["summary"]["problems"]
@@ -73,4 +74,8 @@ def test_a_discriminator_saturated_at_a_constant_loss_is_one_root(script_runs: S
     assert "exactly 50" in event["message"] and "exactly 100" in event["message"], event
     assert event["where"] == f"gan_plateau.py:{line_of('gan_plateau.py', 'g_loss = bce')}", event
     assert sorted(line.split(" at ")[0] for line in problem["symptoms"]) == ["unused_parameter", "vanishing_grad"]
+    # used in every forward: their gradients arrive, all zero; they are not said to be skipped
+    stopped = run.first("unused_parameter")
+    assert stopped["gradients"] == "zero" and stopped["called"], stopped
+    assert "the forward still runs them" in stopped["message"] and "branch" not in stopped["message"], stopped
     assert script_runs.get("gan_plateau.py").events() == []
