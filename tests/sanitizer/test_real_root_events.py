@@ -12,6 +12,10 @@ SHIFTS = [("teacher_shift.py", "--seed", "1"), ("teacher_shift.py", "--seed", "2
           ("teacher_shift.py", "--seed", "1", "--over", "3"), ("teacher_shift.py", "--steady")]
 PRELAUNCH += [*SHIFTS, ("jump_to_nan.py",), ("jump_to_nan.py", "--at", "10"), ("jump_to_nan.py", "--scale", "1"),
               ("gan_plateau.py", "--fault"), ("gan_plateau.py",)]
+DTYPES = ["float64", "bfloat16"]
+PRELAUNCH += [run for dtype in DTYPES for run in (("jump_to_nan.py", "--dtype", dtype),
+                                                   ("gan_plateau.py", "--fault", "--dtype", dtype))]
+PRELAUNCH += [("teacher_shift.py", "--seed", "1", "--dtype", dtype) for dtype in (*DTYPES, "float16")]
 
 
 @pytest.mark.parametrize(("seed", "over"), [("1", "6"), ("2", "6"), ("1", "3")])
@@ -79,3 +83,28 @@ def test_a_discriminator_saturated_at_a_constant_loss_is_one_root(script_runs: S
     assert stopped["gradients"] == "zero" and stopped["called"], stopped
     assert "the forward still runs them" in stopped["message"] and "branch" not in stopped["message"], stopped
     assert script_runs.get("gan_plateau.py").events() == []
+
+
+@pytest.mark.parametrize("dtype", [*DTYPES, "float16"])
+def test_a_jump_over_a_few_steps_is_named_alike_in_every_dtype(script_runs: ScriptRuns, dtype: str) -> None:
+    """The regression trained in float64, bfloat16 or float16 on the CPU: the same jump,
+    named with the same steps."""
+    shift = script_runs.get("teacher_shift.py", "--seed", "1", "--dtype", dtype)
+    (event,) = shift.events("divergence")
+    assert (event["step"], event["jump_start"], event["jump_step"]) == (312, 300, 304), event
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_the_root_events_are_the_same_in_float64_and_bfloat16(script_runs: ScriptRuns, dtype: str) -> None:
+    """A jump before an Inf stays one problem dated at the jump's step (in float64 the
+    loss after the jump is still finite, and the blow-up runs into the Inf a step later:
+    the divergence is that problem), and the saturated GAN is one divergence problem (in
+    float64 the sigmoid saturates further out, later). In float16 both overflow first, a
+    root of its own: the batch 1e10 times too large is Inf, Adam's update at a rate of 2
+    overflows the weights."""
+    (problem,) = script_runs.get("jump_to_nan.py", "--dtype", dtype).report["summary"]["problems"]
+    expected = ("divergence", 80) if dtype == "float64" else ("nonfinite_loss", 81)
+    assert (problem["kind"], problem["step"]) == expected and "step 80" in " ".join(problem["symptoms"]), problem
+    gan = script_runs.get("gan_plateau.py", "--fault", "--dtype", dtype)
+    (problem,) = gan.report["summary"]["problems"]
+    assert problem["kind"] == "divergence" and gan.first("divergence")["rule"] == "saturated", problem
