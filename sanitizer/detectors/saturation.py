@@ -70,15 +70,15 @@ class SaturationDetector(Detector):
     def _report(self, record: StepRecord, plateau: _Plateau, sink: Sink) -> None:
         """Reported once, at the first step of the earliest plateau still standing: the
         optimizers of a GAN saturate together, and their zero gradients are one problem."""
-        since = min(other.since for other in self._plateaus.values() if other.since is not None)
-        self.reported_step = since
         standing = sorted((other for other in self._plateaus.values() if other.since is not None),
                           key=lambda other: other.since or 0)
+        since = standing[0].since
+        self.reported_step = since
         stays = "; ".join(f"the loss of {other.owner} jumped from {format_number(other.first)} to exactly "
                           f"{format_number(other.loss or 0.0)} at step {other.since} and stays there"
                           for other in standing)
         sink.emit("divergence", since,
-                  f"{stays}, with every gradient exactly zero: the outputs saturated (a sigmoid or a clamp at its limit; "
-                  "BCELoss clamps each log at -100), so nothing trains any more: training diverged",
+                  f"{stays}, with every gradient exactly zero: the outputs saturated (a sigmoid or a clamp at "
+                  "its limit; BCELoss clamps each log at -100), so nothing trains any more: training diverged",
                   value=plateau.loss, where=next((site for site in record.loss_sites if site), None),
                   extra={"baseline": plateau.first, "rule": "saturated"})
