@@ -694,7 +694,7 @@ class DivergenceDetector(Detector):
         low, high = lowest + (peak - lowest) / 4, lowest + 3 * (peak - lowest) / 4
         # the block just before the rise's own may hold the jump, in part or whole: a rise is
         # read over a block's span of losses and kept by the block of the loss it was read to
-        if (rise is None or rise.before > low or rise.after < high or any(block > low for block in medians[:at - 1])
+        if (rise is None or rise.before > low or rise.after < high or any(block > low for block in medians[:max(at - 1, 0)])
                 or any(block < high for block in medians[at + 1:])):
             return None
         return rise.step, rise.after, rise.start

@@ -1003,3 +1003,17 @@ def test_a_probe_given_back_keeps_the_latest_eval_mode_call_last():
     merged = absorb(earlier, later).eval_mode_calls
     assert list(merged) == [("train.py:12", 1), ("train.py:10", 1)]
     assert merged[("train.py:10", 1)] is renewed
+
+
+def test_a_jump_whose_rise_is_in_the_oldest_block_of_the_climb_is_still_a_jump():
+    """The largest rise in the first block of the climb, every later block high: no block
+    comes before it to be low, so it is the jump (it was read as a spread rise: None)."""
+    from sanitizer.detectors.divergence import DivergenceDetector, _Rise
+
+    detector = DivergenceDetector()
+    detector.block_medians = [2.4, 2.5, 2.5, 2.6, 2.6]
+    detector._block_rises = [_Rise(300, 0.3, 2.4, 299, 2.4), None, None, None, None]
+    assert detector._jump(0.3, 2.6) == (300, 2.4, 299)
+    detector.block_medians = [2.4, 1.0, 2.5, 2.6, 2.6]  # a later block back down: spread, no jump
+    assert detector._jump(0.3, 2.6) is None
+
