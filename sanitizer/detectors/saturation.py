@@ -13,7 +13,8 @@ Judged per optimizer (a GAN's take turns): SATURATED_STEPS steps in a row of the
 same optimizer whose loss is bit for bit the same, above zero and JUMPED times its
 first loss or more, and whose gradients were all exactly zero. A loss exactly 0
 with zero gradients is a fit (a hinge with every margin met), and a loss that
-trained down to a constant is no jump: neither is judged. O(1) per step.
+trained down to a constant is no jump: neither is judged. O(1) per step, but at a
+loss JUMPED times its first or more, where the gradient norms are looked at.
 """
 from __future__ import annotations
 
@@ -56,8 +57,8 @@ class SaturationDetector(Detector):
         if self.reported_step is not None or record.partial or record.skipped or loss is None:
             return
         plateau = self._plateaus.setdefault(record.optimizer_id, _Plateau(first=loss))
-        zero = bool(record.grad_norms) and not any(record.grad_norms)
-        if not zero or loss <= 0 or loss < JUMPED * plateau.first:
+        # the loss first: the gradient norms are looked at only on a loss jumped high
+        if loss <= 0 or loss < JUMPED * plateau.first or not record.grad_norms or any(record.grad_norms):
             plateau.loss, plateau.since, plateau.steps = None, None, 0
             return
         if loss != plateau.loss:
@@ -74,7 +75,7 @@ class SaturationDetector(Detector):
                           key=lambda other: other.since or 0)
         since = standing[0].since
         self.reported_step = since
-        stays = "; ".join(f"the loss of {other.owner} jumped from {format_number(other.first)} to exactly "
+        stays = "; ".join(f"{_loss_of(other, len(self._plateaus))} jumped from {format_number(other.first)} to exactly "
                           f"{format_number(other.loss or 0.0)} at step {other.since} and stays there"
                           for other in standing)
         sink.emit("divergence", since,
@@ -82,3 +83,8 @@ class SaturationDetector(Detector):
                   "its limit; BCELoss clamps each log at -100), so nothing trains any more: training diverged",
                   value=plateau.loss, where=next((site for site in record.loss_sites if site), None),
                   extra={"baseline": plateau.first, "rule": "saturated"})
+
+
+def _loss_of(plateau: _Plateau, optimizers: int) -> str:
+    """Whose loss `plateau` is, in words: the optimizer's, where several take turns."""
+    return f"the loss of {plateau.owner}" if optimizers > 1 else "the loss"
