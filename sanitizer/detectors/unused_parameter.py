@@ -61,10 +61,11 @@ class UnusedParameterDetector(Detector):
         self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
         self._had_grad: set[int] = set()
         self._nonzero: set[int] = set()
-        # of parameters without a non-zero gradient when last looked at: (module name, called);
+        # of parameters without a non-zero gradient when last looked at: (module name, step of
+        # the latest call of its layer, None if never called);
         # by id, with a weak reference that tells a new parameter given a dead one's id apart
         # (tensors compare elementwise: no weak-keyed dict)
-        self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, bool]] = {}
+        self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, int | None]] = {}
         # per parameter seen with a non-zero gradient: the first step it was all zero after
         # that, as (counted here, the record's step); None while non-zero
         self._zero_since: dict[int, tuple[int, int] | None] = {}
@@ -136,29 +137,31 @@ class UnusedParameterDetector(Detector):
                 self._to_explain[key] = self.steps_seen
 
     def _note_owners(self, sink: Sink) -> None:
-        """While the model is alive, note the module and called-ness of each parameter that
-        has no non-zero gradient yet, or none since its gradients turned all zero: a model
-        local to `main()` is gone when the run ends."""
+        """While the model is alive, note the module and the step of the latest call of each
+        parameter that has no non-zero gradient yet, or none since its gradients turned all
+        zero: a model local to `main()` is gone when the run ends."""
         for key, param in list(self._trainable.items()):
             if key in self._nonzero and self._zero_since.get(key) is None:
                 continue
             owner = sink.param_owner(param)
             if owner is not None:
-                self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.was_called(owner))
+                self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.last_called_step(owner))
 
-    def _all_called(self, params: list[Tensor], sink: Sink) -> bool:
-        """Whether the layers holding `params` are all known and all ran their forward (now,
-        or when `_note_owners` last looked, for a model gone by the end): the parameters are
-        used, and a gradient tensor of zeros came back to them, where a skipped layer gets none."""
-        def called(param: Tensor) -> bool:
+    def _all_called(self, params: list[Tensor], since: int, sink: Sink) -> bool:
+        """Whether the layers holding `params` are all known and all ran their forward at
+        step `since` or later, when their gradients were all zero (as of now, or of when
+        `_note_owners` last looked, for a model gone by the end): the parameters are used,
+        and a gradient tensor of zeros came back to them. A branch the loss stopped calling
+        keeps the zeros `zero_grad(set_to_none=False)` left; so may a layer last seen before."""
+        def last_call(param: Tensor) -> int | None:
             owner = sink.param_owner(param)
-            return sink.was_called(owner) if owner is not None else self._noted(param)[1]
-        return bool(params) and all(called(param) for param in params)
+            return sink.last_called_step(owner) if owner is not None else self._noted(param)[1]
+        return bool(params) and all((last_call(param) or 0) >= since for param in params)
 
-    def _noted(self, param: Tensor) -> tuple[str | None, bool]:
-        """What `_note_owners` found of `param`: (module name, called), or (None, False)."""
+    def _noted(self, param: Tensor) -> tuple[str | None, int | None]:
+        """What `_note_owners` found of `param`: (module name, step of the latest call), or (None, None)."""
         entry = self._owners.get(id(param))
-        return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, False)
+        return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, None)
 
     def on_end(self, sink: Sink) -> None:
         if self._zero_run and self.steps_seen >= ZERO_RUN_STEPS:
@@ -192,7 +195,7 @@ class UnusedParameterDetector(Detector):
             layers = list({id(owner): owner for owner in map(sink.param_owner, map(by_name.get, params))
                            if owner is not None}.values())
             noted = [self._noted(by_name[name]) for name in params if self._noted(by_name[name])[0] is not None]
-            calls = [sink.was_called(layer) for layer in layers] if layers else [was for _, was in noted]
+            calls = [sink.was_called(layer) for layer in layers] if layers else [last is not None for _, last in noted]
             one_layer = len(layers) == 1 if layers else len({owner for owner, _ in noted}) == 1
             called = bool(calls) and all(calls)
             if calls and not any(calls):
@@ -258,7 +261,7 @@ class UnusedParameterDetector(Detector):
             for module, listed in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
                 shown = ", ".join(listed) if len(listed) <= LISTED else \
                     f"all {len(listed)} parameters of {module} ({', '.join(listed[:LISTED - 1])}, ...)"
-                called = self._all_called([by_label[name] for name in listed if name in by_label], sink)
+                called = self._all_called([by_label[name] for name in listed if name in by_label], step, sink)
                 sink.emit("unused_parameter", step,
                           f"{shown} received only all-zero gradients from step {step} on "
                           f"({self.steps_seen - counted + 1} of {self.steps_seen} steps), after non-zero ones: "

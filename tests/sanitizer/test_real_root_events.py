@@ -1,7 +1,8 @@
 """Real-style training scripts whose report must name the root event, not a symptom
 of it: a jump of the loss spread over a few steps (no steady climb), a jump of the
-loss right before it went NaN (one problem), and a GAN whose discriminator saturated
-(a plateau of the loss, not parameters the forward skips)."""
+loss right before it went NaN (one problem), a GAN whose discriminator saturated
+(a plateau of the loss, not parameters the forward skips), and a head the loss stopped
+calling (a branch no longer reached, not a layer the forward runs)."""
 from __future__ import annotations
 
 import pytest
@@ -16,6 +17,7 @@ DTYPES = ["float64", "bfloat16"]
 PRELAUNCH += [run for dtype in DTYPES for run in (("jump_to_nan.py", "--dtype", dtype),
                                                    ("gan_plateau.py", "--fault", "--dtype", dtype))]
 PRELAUNCH += [("teacher_shift.py", "--seed", "1", "--dtype", dtype) for dtype in (*DTYPES, "float16")]
+PRELAUNCH += [("aux_head_dropped.py",)]
 
 
 @pytest.mark.parametrize(("seed", "over"), [("1", "6"), ("2", "6"), ("1", "3")])
@@ -83,6 +85,20 @@ def test_a_discriminator_saturated_at_a_constant_loss_is_one_root(script_runs: S
     assert stopped["gradients"] == "zero" and stopped["called"], stopped
     assert "the forward still runs them" in stopped["message"] and "branch" not in stopped["message"], stopped
     assert script_runs.get("gan_plateau.py").events() == []
+
+
+def test_a_head_the_loss_stopped_calling_is_a_branch_no_longer_reached(script_runs: ScriptRuns) -> None:
+    """An auxiliary head called for the first 25 iterations only, its gradients kept as
+    zeros by `zero_grad(set_to_none=False)`: it was said to be run by the forward with
+    saturated outputs, as it had run at some step of the run. Its last call came before
+    its gradients turned zero: a branch the loss no longer reaches (the GAN above, whose
+    layers run on, is still told apart)."""
+    run = script_runs.get("aux_head_dropped.py")
+    assert run.returncode == 0, run.stderr
+    (event,) = run.events("unused_parameter")
+    assert event["since"] == 26 and event["params"] == ["norm_head.weight", "norm_head.bias"], event
+    assert "a branch the loss no longer reaches" in event["message"] and not event.get("called"), event
+    assert "the forward still runs them" not in event["message"], event
 
 
 @pytest.mark.parametrize("dtype", [*DTYPES, "float16"])
