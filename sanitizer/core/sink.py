@@ -131,6 +131,10 @@ class Sink:
         """Whether `module`'s forward ran at all during the run, gradients or not."""
         return module in self._session.tracer.called
 
+    def last_called_step(self, module: nn.Module) -> int | None:
+        """The step at which `module`'s forward last ran, None when it never ran."""
+        return self._session.tracer.called.last_step(module)
+
     def uses_functional_dropout(self, module: nn.Module) -> bool:
         """Whether `module`'s own code applies dropout as a function, off in eval mode
         (`F.dropout(x, p, training=self.training)`)."""

@@ -396,24 +396,30 @@ class _ThreadCalls(threading.local):
 
 
 class CalledModules:
-    """Modules by identity, each with the step of its first call, forgotten when it is
-    freed: a loss module or a layer built anew every step neither grows the set nor lends
-    its id to a later module."""
+    """Modules by identity, each with the steps of its first and last call, forgotten when
+    it is freed: a loss module or a layer built anew every step neither grows the set nor
+    lends its id to a later module."""
 
     def __init__(self) -> None:
         self._refs: dict[int, tuple[weakref.ref[nn.Module], int]] = {}
+        self._last: dict[int, int] = {}  # one store per call: a tuple built per call costs more
 
     def add(self, module: nn.Module, step: int) -> bool:
         """Remember `module` as called at `step`; whether it was not called before."""
         key = id(module)
+        self._last[key] = step
         if key in self._refs:
             return False
-        self._refs[key] = (weakref.ref(module, functools.partial(_forget, self._refs, key)), step)
+        self._refs[key] = (weakref.ref(module, functools.partial(_forget, self._refs, key, self._last)), step)
         return True
 
     def first_step(self, module: object) -> int | None:
         entry = self._refs.get(id(module))
         return entry[1] if entry is not None and entry[0]() is module else None
+
+    def last_step(self, module: object) -> int | None:
+        """The step of `module`'s latest call, None when it was never called."""
+        return self._last[id(module)] if self.first_step(module) is not None else None
 
     def __contains__(self, module: object) -> bool:
         return self.first_step(module) is not None
@@ -422,10 +428,12 @@ class CalledModules:
         return len(self._refs)
 
 
-def _forget(refs: dict[int, tuple[weakref.ref[nn.Module], int]], key: int, ref: weakref.ref[nn.Module]) -> None:
+def _forget(refs: dict[int, tuple[weakref.ref[nn.Module], int]], key: int, last: dict[int, int],
+            ref: weakref.ref[nn.Module]) -> None:
     entry = refs.get(key)
     if entry is not None and entry[0] is ref:
         del refs[key]
+        last.pop(key, None)
 
 
 def _called_by_checkpoint() -> bool:

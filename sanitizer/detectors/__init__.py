@@ -15,6 +15,7 @@ from sanitizer.detectors.nonfinite import NonfiniteDetector
 from sanitizer.detectors.nonfinite_buffer import NonfiniteBufferDetector
 from sanitizer.detectors.param_not_in_optimizer import ParamNotInOptimizerDetector
 from sanitizer.detectors.rank_divergence import RankDivergenceDetector
+from sanitizer.detectors.saturation import SaturationDetector
 from sanitizer.detectors.scale_collapse import ScaleCollapseDetector
 from sanitizer.detectors.scheduler_order import SchedulerOrderDetector
 from sanitizer.detectors.spikes import GradSpikeDetector, LossSpikeDetector
@@ -27,7 +28,7 @@ DETECTORS: tuple[type[Detector], ...] = (
     NonfiniteBufferDetector, NonfiniteDetector, LossSpikeDetector, GradSpikeDetector, GradUnderflowDetector,
     ScaleCollapseDetector, VanishingGradDetector, TensorLeakDetector, MemoryGrowthDetector,
     UnusedParameterDetector, ParamNotInOptimizerDetector, DataloaderBoundDetector, FittingDetector,
-    RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector,
+    RankDivergenceDetector, MissingSetEpochDetector, SchedulerOrderDetector, DivergenceDetector, SaturationDetector,
     TrainInEvalModeDetector, MissingZeroGradDetector, ClipOrderDetector, BuiltInForwardDetector,
 )
 

@@ -94,7 +94,8 @@ Two rules, neither waiting for a long history:
   JUMP_SPAN losses, come back from slowly, whose block medians rose by noise the 3
   blocks before) says so (`_jump`): the step of the first loss that rose three quarters
   of the way in the climb's largest rise within JUMP_SPAN losses, and that loss (the
-  jump 0.3, 1.35, 2.4 is dated at the loss 2.4). Each block keeps its largest such rise
+  jump 0.3, 1.35, 2.4 is dated at the loss 2.4), and the step it began at (a rise over 6
+  losses, a setback spread over a few batches, says its steps: 300-305). Each block keeps its largest such rise
   as the losses arrive, so a jump is dated at any step of a long run and across losses
   skipped or non-finite around it. Blocks are merged two by two as the run grows (an
   odd newest block waits for the next merge): memory stays bounded and a slow climb
@@ -182,8 +183,12 @@ CLIMB = 2.0  # the last block at least this many times the lowest one
 MIN_RISE = 0.1  # ... and above it by this share of the early level
 MAX_BLOCKS = 64  # then blocks are merged two by two
 # a jump may take this many losses: a rise is read from the lowest of this many losses before one
-# (0.3 -> 1.35 -> 2.4 is one jump; a steady climb over 40 steps gains under a tenth of itself in 3)
-JUMP_SPAN = 3
+# (0.3 -> 1.35 -> 2.4 is one jump, and so is a rise 8 times over 6 even steps; a steady climb, 40
+# steps or more as the climb rule sees one, gains a fifth of itself in 8, never the half a jump needs)
+JUMP_SPAN = BLOCK
+# a jump began at the first loss that rose this share of the way from the lowest (noise around
+# the lowest loss, a tenth of a jump 8 times high, does not date it)
+JUMP_START = 0.1
 LOW_SPAN = 3  # neighbouring blocks whose median is the loss at its lowest
 SIGNIFICANT = 5.0  # the rise, in noise sigmas of a block median
 # a climb is reported once a later block median rises past its last, or after this many blocks
@@ -672,12 +677,13 @@ class DivergenceDetector(Detector):
             self._climb = _Climb(record.step, _loss_site(record), level, self.lowest(), last, span,
                                  jump=self._jump(self.lowest(), last))
 
-    def _jump(self, lowest: float, peak: float) -> tuple[int, float] | None:
-        """(step, loss) of the jump a climb just found rose by, when it was one. Of the climb's
+    def _jump(self, lowest: float, peak: float) -> tuple[int, float, int] | None:
+        """(step, loss, first step) of the jump a climb just found rose by, when it was one. Of the climb's
         blocks, the largest rise (`_Rise`: to a loss from the lowest of the JUMP_SPAN losses
         before it) must start within a quarter of the climb above its lowest and date a loss
         three quarters of the climb or more above it; the blocks before the rise's own all
-        within that quarter, those after it all that high (a loss that jumps 8 times at once
+        within that quarter (but the one just before it, which may hold the jump), those after
+        it all that high (a loss that jumps 8 times at once
         and comes back slowly over 200 steps: its block medians may rise by noise the three
         blocks before the jump's). Returns the rise's dated loss, the first past three quarters
         of the rise, and its step. None for a rise spread over more steps, which goes
@@ -686,17 +692,20 @@ class DivergenceDetector(Detector):
         at = max(range(len(rises)), key=lambda i: _rise_size(rises[i]))
         rise = rises[at]
         low, high = lowest + (peak - lowest) / 4, lowest + 3 * (peak - lowest) / 4
-        if (rise is None or rise.before > low or rise.after < high or any(block > low for block in medians[:at])
+        # the block just before the rise's own may hold the jump, in part or whole: a rise is
+        # read over a block's span of losses and kept by the block of the loss it was read to
+        if (rise is None or rise.before > low or rise.after < high or any(block > low for block in medians[:max(at - 1, 0)])
                 or any(block < high for block in medians[at + 1:])):
             return None
-        return rise.step, rise.after
+        return rise.step, rise.after, rise.start
 
     def _report_climb(self, sink: Sink, climb: _Climb) -> None:
         """Report a climb at the step it was found."""
         self._climb = self._dropped = None
         self.reported_step = climb.step
         lowest, last = climb.lowest, climb.peak
-        jump = {"jump_step": climb.jump[0], "jump_loss": climb.jump[1]} if climb.jump is not None else {}
+        jump = ({"jump_step": climb.jump[0], "jump_loss": climb.jump[1], "jump_start": climb.jump[2]}
+                if climb.jump is not None else {})
         event = sink.emit("divergence", climb.step, _climb_message(climb), where=climb.where, value=last,
                           extra={"baseline": climb.level, "lowest": lowest, "rule": "climb", **jump})
         if event is not None:
@@ -709,8 +718,10 @@ def _climb_message(climb: _Climb) -> str:
     if climb.jump is None:
         return (f"loss climbed steadily over the last {climb.span} steps, from {lowest} (its lowest) "
                 f"to {last}: training is diverging")
-    step, loss = climb.jump
-    return (f"loss jumped at step {step} from {lowest} (its lowest) to {format_number(loss)}, "
+    step, loss, start = climb.jump
+    # a rise over several losses says where it began: the step to look at in the run's log
+    began = f" over steps {start}-{step}" if start < step else ""
+    return (f"loss jumped at step {step} from {lowest} (its lowest) to {format_number(loss)}{began}, "
             f"{format_number(loss / climb.lowest)} times that, and was still at {last} by step {climb.step}, "
             f"{format_number(climb.peak / climb.lowest)} times its lowest: a setback training has not recovered from")
 
@@ -724,7 +735,7 @@ class _Climb:
     peak: float  # the last block median of the climb
     span: int  # the steps the rising blocks cover
     blocks: int = 0  # blocks closed since
-    jump: tuple[int, float] | None = None  # (step, loss) of the one loss it rose by (`_jump`)
+    jump: tuple[int, float, int] | None = None  # (step, loss, first step) of the rise it made (`_jump`)
 
 
 @dataclass
@@ -734,27 +745,34 @@ class _Rise:
     step: int  # the step of that loss
     before: float  # the lowest loss it rose from
     after: float  # that loss
+    start: int  # the step of the first loss that rose JUMP_START of the way: where the rise began
+    top: float  # the latest loss, the one the rise was read to
 
     @property
     def size(self) -> float:
-        return self.after - self.before
+        """The whole rise, to the latest loss: a rise read to a noisy high loss from within the
+        jump (0.73 -> 2.97) is no larger than the one read from below it (0.19 -> 2.97)."""
+        return self.top - self.before
 
 
 def _span_rise(recent: deque[tuple[int, float]]) -> _Rise | None:
     """The rise to the latest of `recent` (step, loss) from the lowest loss before it, or None
     for the first loss. Dated at the first loss after the lowest that rose three quarters of the
     way: 300 for 0.3 -> 2.4 at step 300 however the losses after it wander, 301 for a jump
-    that takes two losses, 0.3 -> 1.35 -> 2.4."""
+    that takes two losses, 0.3 -> 1.35 -> 2.4. It began at the first loss that rose JUMP_START
+    of the way: 300 for both."""
     *earlier, (latest_step, latest) = recent
     if not earlier:
         return None
     low_at = min(range(len(earlier)), key=lambda i: earlier[i][1])
     before = earlier[low_at][1]
     if latest <= before:  # a fall: the latest loss's own
-        return _Rise(latest_step, before, latest)
-    top = before + 3 * (latest - before) / 4
-    step, after = next(pair for pair in earlier[low_at + 1:] + [(latest_step, latest)] if pair[1] >= top)
-    return _Rise(step, before, after)
+        return _Rise(latest_step, before, latest, latest_step, latest)
+    since = earlier[low_at + 1:] + [(latest_step, latest)]
+    top, bottom = before + 3 * (latest - before) / 4, before + JUMP_START * (latest - before)
+    step, after = next(pair for pair in since if pair[1] >= top)
+    start = next(pair[0] for pair in since if pair[1] >= bottom)
+    return _Rise(step, before, after, start, latest)
 
 
 def _rise_size(rise: _Rise | None) -> float:

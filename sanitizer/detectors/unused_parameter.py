@@ -42,6 +42,11 @@ EXPLAIN_WITHIN = 4  # steps after it was noted that a parameter's zero gradients
 # steps, at least, whose losses were all exactly zero and whose gradients all zero, from the
 # first step to the last, that make a run in which nothing trained (no fit learned: it began so)
 ZERO_RUN_STEPS = 10
+# why parameters stopped learning: their layers still run in the forward (a zero gradient comes
+# back to them through a saturated sigmoid or clamp, or dead units), or not (pruned, masked)
+DIED_IN_FORWARD = ("the forward still runs them, but their gradients come back all zero: outputs saturated at "
+                   "a sigmoid's or a clamp's limit, units that died, or a mask of zeros on them")
+DIED_OUTSIDE = "a layer pruned or masked to zero, units that died, a branch the loss no longer reaches"
 
 
 class UnusedParameterDetector(Detector):
@@ -56,10 +61,11 @@ class UnusedParameterDetector(Detector):
         self._trainable: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
         self._had_grad: set[int] = set()
         self._nonzero: set[int] = set()
-        # of parameters without a non-zero gradient when last looked at: (module name, called);
+        # of parameters without a non-zero gradient when last looked at: (module name, step of
+        # the latest call of its layer, None if never called);
         # by id, with a weak reference that tells a new parameter given a dead one's id apart
         # (tensors compare elementwise: no weak-keyed dict)
-        self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, bool]] = {}
+        self._owners: dict[int, tuple[weakref.ref[Tensor], str | None, int | None]] = {}
         # per parameter seen with a non-zero gradient: the first step it was all zero after
         # that, as (counted here, the record's step); None while non-zero
         self._zero_since: dict[int, tuple[int, int] | None] = {}
@@ -131,19 +137,31 @@ class UnusedParameterDetector(Detector):
                 self._to_explain[key] = self.steps_seen
 
     def _note_owners(self, sink: Sink) -> None:
-        """While the model is alive, note the module and called-ness of each parameter that
-        has no non-zero gradient yet: a model local to `main()` is gone when the run ends."""
+        """While the model is alive, note the module and the step of the latest call of each
+        parameter that has no non-zero gradient yet, or none since its gradients turned all
+        zero: a model local to `main()` is gone when the run ends."""
         for key, param in list(self._trainable.items()):
-            if key in self._nonzero:
+            if key in self._nonzero and self._zero_since.get(key) is None:
                 continue
             owner = sink.param_owner(param)
             if owner is not None:
-                self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.was_called(owner))
+                self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.last_called_step(owner))
 
-    def _noted(self, param: Tensor) -> tuple[str | None, bool]:
-        """What `_note_owners` found of `param`: (module name, called), or (None, False)."""
+    def _all_called(self, params: list[Tensor], since: int, sink: Sink) -> bool:
+        """Whether the layers holding `params` are all known and all ran their forward at
+        step `since` or later, when their gradients were all zero (as of now, or of when
+        `_note_owners` last looked, for a model gone by the end): the parameters are used,
+        and a gradient tensor of zeros came back to them. A branch the loss stopped calling
+        keeps the zeros `zero_grad(set_to_none=False)` left; so may a layer last seen before."""
+        def last_call(param: Tensor) -> int | None:
+            owner = sink.param_owner(param)
+            return sink.last_called_step(owner) if owner is not None else self._noted(param)[1]
+        return bool(params) and all((last_call(param) or 0) >= since for param in params)
+
+    def _noted(self, param: Tensor) -> tuple[str | None, int | None]:
+        """What `_note_owners` found of `param`: (module name, step of the latest call), or (None, None)."""
         entry = self._owners.get(id(param))
-        return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, False)
+        return (entry[1], entry[2]) if entry is not None and entry[0]() is param else (None, None)
 
     def on_end(self, sink: Sink) -> None:
         if self._zero_run and self.steps_seen >= ZERO_RUN_STEPS:
@@ -177,7 +195,7 @@ class UnusedParameterDetector(Detector):
             layers = list({id(owner): owner for owner in map(sink.param_owner, map(by_name.get, params))
                            if owner is not None}.values())
             noted = [self._noted(by_name[name]) for name in params if self._noted(by_name[name])[0] is not None]
-            calls = [sink.was_called(layer) for layer in layers] if layers else [was for _, was in noted]
+            calls = [sink.was_called(layer) for layer in layers] if layers else [last is not None for _, last in noted]
             one_layer = len(layers) == 1 if layers else len({owner for owner, _ in noted}) == 1
             called = bool(calls) and all(calls)
             if calls and not any(calls):
@@ -238,17 +256,19 @@ class UnusedParameterDetector(Detector):
         every = [sink.param_label(p) for p in list(self._trainable.values())]
         for (counted, step), params in sorted(died.items())[:MAX_EVENTS]:
             names = [sink.param_label(p) for p in params]
+            by_label = dict(zip(names, params))
             owners = [sink.param_module_name(p) or self._noted(p)[0] for p in params]
             for module, listed in list(folded(by_module(names, owners), every).items())[:MAX_EVENTS]:
                 shown = ", ".join(listed) if len(listed) <= LISTED else \
                     f"all {len(listed)} parameters of {module} ({', '.join(listed[:LISTED - 1])}, ...)"
+                called = self._all_called([by_label[name] for name in listed if name in by_label], step, sink)
                 sink.emit("unused_parameter", step,
                           f"{shown} received only all-zero gradients from step {step} on "
                           f"({self.steps_seen - counted + 1} of {self.steps_seen} steps), after non-zero ones: "
-                          "they stopped learning (a layer pruned or masked to zero, units that died, "
-                          "a branch the loss no longer reaches)",
+                          f"they stopped learning ({DIED_IN_FORWARD if called else DIED_OUTSIDE})",
                           module=module, param=listed[0],
-                          extra={"params": listed, "gradients": "zero", "since": step})
+                          extra={"params": listed, "gradients": "zero", "since": step,
+                                 **({"called": True} if called else {})})
 
 
 def _model_holding(params: list[Tensor], sink: Sink) -> str | None:

@@ -1003,3 +1003,40 @@ def test_a_probe_given_back_keeps_the_latest_eval_mode_call_last():
     merged = absorb(earlier, later).eval_mode_calls
     assert list(merged) == [("train.py:12", 1), ("train.py:10", 1)]
     assert merged[("train.py:10", 1)] is renewed
+
+
+def test_a_jump_whose_rise_is_in_the_oldest_block_of_the_climb_is_still_a_jump():
+    """The largest rise in the first block of the climb, every later block high: no block
+    comes before it to be low, so it is the jump (it was read as a spread rise: None)."""
+    from sanitizer.detectors.divergence import DivergenceDetector, _Rise
+
+    detector = DivergenceDetector()
+    detector.block_medians = [2.4, 2.5, 2.5, 2.6, 2.6]
+    detector._block_rises = [_Rise(300, 0.3, 2.4, 299, 2.4), None, None, None, None]
+    assert detector._jump(0.3, 2.6) == (300, 2.4, 299)
+    detector.block_medians = [2.4, 1.0, 2.5, 2.6, 2.6]  # a later block back down: spread, no jump
+    assert detector._jump(0.3, 2.6) is None
+
+
+def _saturated_steps(optimizer_ids: list[int]) -> list[str]:
+    """The saturation messages of a run whose loss, 1.0 at first, sits at exactly 5.0 with
+    zero gradients once each optimizer stepped, the optimizers of `optimizer_ids` in turn."""
+    from sanitizer.detectors.saturation import SaturationDetector
+
+    detector, sink = SaturationDetector(), _Collector()
+    for step in range(1, 40):
+        record = _record(step, 1.0 if step <= len(optimizer_ids) else 5.0)
+        record.grad_norms = [1.0] if step <= len(optimizer_ids) else [0.0, 0.0]
+        record.optimizer_id = optimizer_ids[step % len(optimizer_ids)]
+        detector.on_step(record, sink)
+    return sink.messages
+
+
+def test_a_saturated_plateau_names_the_optimizer_only_when_several_take_turns():
+    """A loss clamped at 5.0 with one optimizer: "the loss jumped", not "the loss of the
+    same optimizer"; a GAN's two optimizers are told apart."""
+    (message,) = _saturated_steps([1])
+    assert message.startswith("the loss jumped from 1 to exactly 5 at step 2"), message
+    (message,) = _saturated_steps([1, 2])
+    assert message.startswith("the loss of the same optimizer jumped from 1 to exactly 5"), message
+    assert "; the loss of the same optimizer jumped" in message, message
