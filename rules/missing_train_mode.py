@@ -6,7 +6,7 @@ from trainlint.analysis.phases import Flags, fixed_flags, flag_parameters, ruled
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
-from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, replaced_parameter
+from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, module_behind, replaced_parameter
 from trainlint.rule import Rule
 from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode, new_module
 from trainlint.rules._missing_train_mode_calls import (
@@ -1480,6 +1480,94 @@ class MissingTrainMode(Rule):
         "        model.eval()  # expect: TL405\n"
         "    for x in batches:\n"
         "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # the model moved and assigned back to its name (`model = model.to(device)`) is still
+        # its own: putting `ema` back in train mode leaves it in eval mode
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = model.to(device)\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout()).cuda()\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # nor do printing it, formatting it, asking its class or reading its `training` flag
+        # hand the model to anything that `ema.train()` may put back in train mode
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "print(model)\n"
+        "print(f\"{type(model).__name__}: {sum(p.numel() for p in model.parameters())} parameters\")\n"
+        "assert model.training and not isinstance(model, torch.nn.DataParallel)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a wrapper of the model assigned back to its name holds that model alone
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = torch.nn.DataParallel(model.to(device))\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a deep copy of the model shares none of its layers: its `train()` leaves the model's alone
+        "import copy\n"
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = copy.deepcopy(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
         "        if split == \"train\":\n"
         "            opt.zero_grad()\n"
         "            loss.backward()\n"
@@ -3353,6 +3441,90 @@ class MissingTrainMode(Rule):
         "for epoch in range(10):\n"
         "    run_epoch(\"train\", train_batches)\n"
         "    run_epoch(\"test\", test_batches)\n",
+        # a model moved in place and then wrapped under another name is put back with its wrapper
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = model.to(device)\n"
+        "ema = torch.nn.DataParallel(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model printed and also handed to an object the rule cannot read, which may hold it
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "print(model)\n"
+        "ema = ModelEMA(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model wrapped under its own name and then held by another module is put back with it
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = torch.nn.DataParallel(model)\n"
+        "ema = torch.nn.Sequential(model, torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a shallow copy shares the model's layers: its `train()` puts them back in train mode
+        "import copy\n"
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = copy.copy(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
 
     def finish(self) -> None:
@@ -3521,18 +3693,40 @@ class MissingTrainMode(Rule):
         return self._own_module(trained, evaluated[0].value) and self._own_module(evaluated[0], trained.value)
 
     def _own_module(self, name: cst.Name, other: str) -> bool:
-        """`name`'s variable is only ever assigned a new module built here (`nn.Linear(2, 2)`,
-        `Net()`, see `new_module`) handed nothing spelled `other`, and is only ever read to
-        be called or to have a method called (`model(x)`, `model.parameters()`): never handed
-        on, stored, aliased or returned, so that no other object can hold it."""
+        """`name`'s variable is assigned a new module built here (`nn.Linear(2, 2)`, `Net()`,
+        see `new_module`) handed nothing spelled `other`, or a deep copy (`copy.deepcopy(model)`,
+        which shares nothing), and otherwise only that module moved or wrapped (`model =
+        model.to(device)`, `model = DDP(model)`); it is only ever read to be called, to have
+        a method called (`model(x)`, `model.parameters()`) or by what keeps nothing (see
+        `_read_in_place`): never handed on, stored, aliased or returned, so that no other
+        object can hold it."""
         binding = self.ctx.receivers.binding(name)
         values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
-        if not values or not all(type(value) is cst.Call and new_module(self.ctx, value) and not any(
-                type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
-                for value in values):
+        if not values:
             return False
-        return all(self._read_in_place(node) for node in self.ctx.receivers.spelled(binding.name)
-                   if type(node) is cst.Name and self._reads_variable(node, binding))
+        made = [value for value in values if not self._moved_or_wrapped(value, binding)]  # type: ignore[arg-type]
+        if not made or not all(self._fresh_module(value, other) for value in made):
+            return False
+        return all(self._read_in_place(node, binding) for node in self.ctx.receivers.spelled(binding.name)  # type: ignore[union-attr,arg-type]
+                   if type(node) is cst.Name and self._reads_variable(node, binding))  # type: ignore[arg-type]
+
+    def _fresh_module(self, value: cst.BaseExpression, other: str) -> bool:
+        """`value` makes a module no other object holds, maybe moved or wrapped (see
+        `module_behind`): a new one handed nothing spelled `other` (see `new_module`), or a
+        deep copy of anything."""
+        made = module_behind(self.ctx, value)
+        if type(made) is not cst.Call:
+            return False
+        if self.ctx.call_name(made) == "copy.deepcopy":
+            return True
+        return new_module(self.ctx, made) and not any(
+            type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
+
+    def _moved_or_wrapped(self, value: cst.BaseExpression, binding: Binding) -> bool:
+        """`value` is the module the variable `binding` holds, moved or wrapped (`model.to(device)`,
+        `DDP(model)`, see `module_behind`): a module that holds only it."""
+        behind = module_behind(self.ctx, value)
+        return behind is not value and type(behind) is cst.Name and self.ctx.receivers.binding(behind) == binding
 
     def _reads_variable(self, node: cst.Name, binding: Binding) -> bool:
         """`node` is the variable `binding`, not an attribute or keyword so spelled."""
@@ -3541,17 +3735,51 @@ class MissingTrainMode(Rule):
             return False
         return self.ctx.receivers.binding(node) == binding
 
-    def _read_in_place(self, node: cst.Name) -> bool:
-        """`node` is assigned (`model = ...`), called (`model(x)`), or has a method called
-        whose result is not the module again, unless dropped (`model.parameters()`,
-        `model.eval()` alone)."""
+    def _read_in_place(self, node: cst.Name, binding: Binding) -> bool:
+        """`node` is assigned (`model = ...`), called (`model(x)`), read by what keeps
+        nothing (see `_keeps_nothing`), or has a method called whose result is not the
+        module again, unless dropped (`model.parameters()`, `model.eval()` alone) or
+        assigned back to its variable, moved or wrapped (`model = model.to(device)`,
+        `model = DDP(model)`)."""
         parent = self.ctx.parent(node)
         if type(parent) in (cst.AssignTarget, cst.AnnAssign) or (type(parent) is cst.Call and parent.func is node):
+            return True
+        if self._keeps_nothing(node, parent) or self._assigned_back(node, binding):
             return True
         call = self.ctx.parent(parent) if type(parent) is cst.Attribute else None
         if type(call) is not cst.Call or call.func is not parent:
             return False
         return parent.attr.value not in MODULE_CHAIN or self._dropped(call)
+
+    def _keeps_nothing(self, node: cst.Name, parent: cst.CSTNode) -> bool:
+        """`node` is read by what keeps no reference to it: formatted (`f"{model}"`), its
+        `training` flag read, not set (`if model.training:`), handed by position to a
+        builtin that returns text, a number, a bool or its class (`print(model)`,
+        `isinstance(model, DDP)`, see `_KEEPS_NOTHING`), or deep-copied (`copy.deepcopy(model)`)."""
+        if type(parent) is cst.FormattedStringExpression:
+            return True
+        if type(parent) is cst.Attribute:
+            return parent.attr.value == "training" and type(self.ctx.parent(parent)) not in (
+                cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Element, cst.StarredElement)
+        positional = type(parent) is cst.Arg and parent.keyword is None and not parent.star
+        call = self.ctx.parent(parent) if positional else None
+        if type(call) is not cst.Call:
+            return False
+        if self.ctx.call_name(call) == "copy.deepcopy":
+            return True
+        func = call.func
+        return (type(func) is cst.Name and func.value in _KEEPS_NOTHING and self.ctx.qualified_name(func) is None
+                and self.ctx.receivers.binding(func) is None)
+
+    def _assigned_back(self, node: cst.Name, binding: Binding) -> bool:
+        """`node` is moved or wrapped (see `_moved_or_wrapped`) and assigned back to its own
+        variable alone (`model = model.to(device)`, `model = nn.DataParallel(model)`)."""
+        value, parent = node, self.ctx.parent(node)
+        while type(parent) in (cst.Attribute, cst.Call, cst.Arg):
+            value, parent = parent, self.ctx.parent(parent)
+        return (type(parent) is cst.Assign and parent.value is value and module_behind(self.ctx, value) is node
+                and all(type(target.target) is cst.Name and self.ctx.receivers.binding(target.target) == binding
+                        for target in parent.targets))
 
     def _dropped(self, value: cst.BaseExpression) -> bool:
         """`value` is a statement's alone, maybe as an arm of a conditional expression or an
@@ -3665,6 +3893,11 @@ class MissingTrainMode(Rule):
             return False
         receiver = call.func.value if type(call.func) is cst.Attribute else call.func
         return any(self._model_of(fact[1]) == self.ctx.code(receiver) for fact in facts)
+
+
+# builtins that read an object and keep no reference to it: what they return is text, a
+# number, a bool or the object's class
+_KEEPS_NOTHING = frozenset({"print", "str", "repr", "len", "isinstance", "type", "id", "format", "hasattr"})
 
 
 def _is_event(node: cst.CSTNode) -> bool:
