@@ -70,7 +70,8 @@ class MissingTrainMode(Rule):
     models import Net`), moved or wrapped (`model = Net()`,
     `DDP(Net().cuda())`, `resnet18().eval()`), also sized by the function's
     parameters known to be settings (`nn.Linear(512, hidden)` of `hidden:
-    int`, `Net(width)` of `width=64`, `resnet18(num_classes=classes)`); not
+    int`, or of any `hidden` passed by position for a size of a layer of
+    `torch.nn`, `Net(width)` of `width=64`, `resnet18(num_classes=classes)`); not
     a parameter, a global, one read from an attribute
     (`DataParallel(self.model)`), a wrapper of a parameter that may be a
     module (`Wrapper(backbone)`, `FasterRCNN(backbone, num_classes=3)`,
@@ -1575,6 +1576,50 @@ class MissingTrainMode(Rule):
         "for epoch in range(10):\n"
         "    run_epoch(\"train\", train_batches)\n"
         "    run_epoch(\"test\", test_batches)\n",
+        # a parameter passed by position for a size of a layer of `torch.nn` (`nn.Linear`'s
+        # `out_features`) is a setting, not a module: the function builds the model itself
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, hidden, classes):\n"
+        "    model = nn.Sequential(nn.Linear(512, hidden), nn.ReLU(), nn.Dropout(0.5), nn.Linear(hidden, classes)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # so is one passed for a convolution's channels or a BatchNorm's features
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, channels, width, classes):\n"
+        "    model = nn.Sequential(\n"
+        "        nn.Conv2d(channels, width, 3), nn.BatchNorm2d(width), nn.ReLU(),\n"
+        "        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(width, classes),\n"
+        "    )\n"
+        "    model.eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a head sized by such a parameter is built apart from the model: putting it back in
+        # train mode leaves the model, switched where the class sets it up, in eval mode
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "import torchvision\n"
+        "class Probe:\n"
+        "    def __init__(self, hidden, classes):\n"
+        "        self.model = torchvision.models.resnet18().eval()  # expect: TL405\n"
+        "        self.head = nn.Sequential(nn.Linear(1000, hidden), nn.ReLU(), nn.Linear(hidden, classes))\n"
+        "        self.optimizer = torch.optim.SGD([*self.model.parameters(), *self.head.parameters()], lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        self.head.train()\n"
+        "        for x, y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            F.cross_entropy(self.head(self.model(x)), y).backward()\n"
+        "            self.optimizer.step()\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -3525,6 +3570,36 @@ class MissingTrainMode(Rule):
         "for epoch in range(10):\n"
         "    run_epoch(\"train\", train_batches)\n"
         "    run_epoch(\"test\", test_batches)\n",
+        # a parameter passed by position where a layer of `torch.nn` takes a module
+        # (`nn.TransformerEncoder`'s layer) may be a module other code switches
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, layer, classes):\n"
+        "    model = nn.Sequential(nn.TransformerEncoder(layer, 2), nn.Linear(512, classes)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # and so may one passed by position to a class of the file, whatever it names it
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "class Head(nn.Module):\n"
+        "    def __init__(self, body):\n"
+        "        super().__init__()\n"
+        "        self.body = body\n"
+        "        self.fc = nn.Linear(512, 10)\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(self.body(x))\n"
+        "def fit(loader, body, classes):\n"
+        "    model = nn.Sequential(Head(body), nn.Linear(10, classes)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
     )
 
     def finish(self) -> None:
