@@ -3620,6 +3620,8 @@ class MissingTrainMode(Rule):
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
         self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
+        self._made_alone: dict[Binding, list[cst.BaseExpression]] = {}  # see `_own_module`, per variable
+        self._separate: dict[tuple[cst.CSTNode, cst.CSTNode], bool] = {}  # see `_separate_models`, per `.train()` and fact
         restoring = self._restoring
         external = self._external
         away = self._handed_away
@@ -3732,7 +3734,7 @@ class MissingTrainMode(Rule):
                     return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
             # back in train mode: the model switched, and any it may hold or be
-            return frozenset(fact for fact in facts if self._separate_models(mode[0], fact[1]))
+            return frozenset(fact for fact in facts if self._apart(mode[0], fact[1]))
         if is_backward(node):
             self._back_propagates(facts, node)
             return facts
@@ -3755,6 +3757,13 @@ class MissingTrainMode(Rule):
             return facts
         return frozenset(fact for fact in facts if container_switched(self.ctx, fact[1]) != container)
 
+    def _apart(self, trained: cst.BaseExpression, eval_node: cst.CSTNode) -> bool:
+        # asked of every fact at every `.train()`, at each visit of the flow
+        key = (trained, eval_node)
+        if key not in self._separate:
+            self._separate[key] = self._separate_models(trained, eval_node)
+        return self._separate[key]
+
     def _separate_models(self, trained: cst.BaseExpression, eval_node: cst.CSTNode) -> bool:
         """The model put back in train mode (`ema.train()`) and the one `eval_node` put in
         eval mode (`model.eval()`) are two objects neither holds: two names, each its own
@@ -3776,14 +3785,25 @@ class MissingTrainMode(Rule):
         `_read_in_place`): never handed on, stored, aliased or returned, so that no other
         object can hold it."""
         binding = self.ctx.receivers.binding(name)
-        values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
+        if binding is None:
+            return False
+        # asked at every `.train()` of every fact: what does not depend on `other` is
+        # read once per variable, or a file of many such loops takes quadratic time
+        if binding not in self._made_alone:
+            self._made_alone[binding] = self._made_and_kept_alone(binding)
+        made = self._made_alone[binding]
+        return bool(made) and all(self._fresh_module(value, other) for value in made)
+
+    def _made_and_kept_alone(self, binding: Binding) -> list[cst.BaseExpression]:
+        """The values that make the module `binding` holds, the others only moving or
+        wrapping it; none where it is not only ever read in place (see `_own_module`)."""
+        values = self.ctx.receivers.only_assigned(binding)
         if not values:
-            return False
-        made = [value for value in values if not self._moved_or_wrapped(value, binding)]  # type: ignore[arg-type]
-        if not made or not all(self._fresh_module(value, other) for value in made):
-            return False
-        return all(self._read_in_place(node, binding) for node in self.ctx.receivers.spelled(binding.name)  # type: ignore[union-attr,arg-type]
-                   if type(node) is cst.Name and self._reads_variable(node, binding))  # type: ignore[arg-type]
+            return []
+        made = [value for value in values if not self._moved_or_wrapped(value, binding)]
+        kept_alone = all(self._read_in_place(node, binding) for node in self.ctx.receivers.spelled(binding.name)
+                         if type(node) is cst.Name and self._reads_variable(node, binding))
+        return made if kept_alone else []
 
     def _fresh_module(self, value: cst.BaseExpression, other: str) -> bool:
         """`value` makes a module no other object holds, maybe moved or wrapped (see
