@@ -3600,6 +3600,29 @@ class MissingTrainMode(Rule):
         "        optimizer.zero_grad()\n"
         "        F.cross_entropy(model(x), y).backward()\n"
         "        optimizer.step()\n",
+        # a `print` of the file, not the builtin, may keep what it is given: here in the other model
+        "import torch\n"
+        "from torch import nn\n"
+        "model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "ema = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "def print(*a):\n"
+        "    ema.add_module(\"m\", a[0])\n"
+        "print(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
 
     def finish(self) -> None:
