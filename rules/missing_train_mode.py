@@ -1620,6 +1620,28 @@ class MissingTrainMode(Rule):
         "            self.optimizer.zero_grad()\n"
         "            F.cross_entropy(self.head(self.model(x)), y).backward()\n"
         "            self.optimizer.step()\n",
+        # moved under its own name with an annotation, the model is still one the other holds not
+        "import torch\n"
+        "from torch import nn\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "model: nn.Module = model.to(device)\n"
+        "ema = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
     good = (
         # a trainer's own method named `eval` that leaves the model's mode alone
@@ -3623,6 +3645,26 @@ class MissingTrainMode(Rule):
         "for epoch in range(10):\n"
         "    run_epoch(\"train\", train_batches)\n"
         "    run_epoch(\"test\", test_batches)\n",
+        # annotated, a wrapper under the other name still holds the model
+        "import torch\n"
+        "from torch import nn\n"
+        "model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "ema: nn.Module = nn.DataParallel(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
 
     def finish(self) -> None:
@@ -3891,13 +3933,20 @@ class MissingTrainMode(Rule):
 
     def _assigned_back(self, node: cst.Name, binding: Binding) -> bool:
         """`node` is moved or wrapped (see `_moved_or_wrapped`) and assigned back to its own
-        variable alone (`model = model.to(device)`, `model = nn.DataParallel(model)`)."""
+        variable alone (`model = model.to(device)`, `model = nn.DataParallel(model)`, `model:
+        nn.Module = model.to(device)`)."""
         value, parent = node, self.ctx.parent(node)
         while type(parent) in (cst.Attribute, cst.Call, cst.Arg):
             value, parent = parent, self.ctx.parent(parent)
-        return (type(parent) is cst.Assign and parent.value is value and module_behind(self.ctx, value) is node
-                and all(type(target.target) is cst.Name and self.ctx.receivers.binding(target.target) == binding
-                        for target in parent.targets))
+        if type(parent) is cst.Assign:
+            targets = [target.target for target in parent.targets]
+        elif type(parent) is cst.AnnAssign:  # `model: nn.Module = model.to(device)`
+            targets = [parent.target]
+        else:
+            return False
+        return (parent.value is value and module_behind(self.ctx, value) is node
+                and all(type(target) is cst.Name and self.ctx.receivers.binding(target) == binding
+                        for target in targets))
 
     def _dropped(self, value: cst.BaseExpression) -> bool:
         """`value` is a statement's alone, maybe as an arm of a conditional expression or an
