@@ -3684,6 +3684,7 @@ class MissingTrainMode(Rule):
         self._switched: dict[cst.CSTNode, str | None] = {}  # each fact's `.eval()`: the model it names, once
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
         self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
+        self._functions: dict[cst.CSTNode, cst.FunctionDef | None] = {}  # each eval's and backward's, for the same
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
         self._made_alone: dict[Binding, list[cst.BaseExpression]] = {}  # see `_own_module`, per variable
         self._separate: dict[tuple[cst.CSTNode, cst.CSTNode], bool] = {}  # see `_separate_models`, per `.train()` and fact
@@ -3986,8 +3987,13 @@ class MissingTrainMode(Rule):
         steps nothing: it takes gradients of a model in eval mode on purpose (a Grad-CAM
         map, an adversarial example), it does not train. Any `.step()` in the function,
         or a call of the project that steps, keeps it training."""
-        function = self.ctx.enclosing_function(eval_call)
-        if function is None or self.ctx.enclosing_function(backward) is not function:
+        # asked of every fact at every backward, at each visit of the flow
+        if eval_call not in self._functions:
+            self._functions[eval_call] = self.ctx.enclosing_function(eval_call)
+        if backward not in self._functions:
+            self._functions[backward] = self.ctx.enclosing_function(backward)
+        function = self._functions[eval_call]
+        if function is None or self._functions[backward] is not function:
             return False
         if function not in self._steps_nothing:
             self._steps_nothing[function] = not any(
