@@ -29,6 +29,8 @@ from trainlint.rules._missing_train_mode_switches import (
 from trainlint.summaries import BACKWARD, EVAL, STEP, TRAIN, Summary
 
 _EVAL = "eval"
+# pending evals of one model the walk carries, apart from their eval node (see `MissingTrainMode._bounded`)
+_PENDING_PER_MODEL = 4
 
 
 class MissingTrainMode(Rule):
@@ -3783,6 +3785,7 @@ class MissingTrainMode(Rule):
         return switched if switched is not None else self._evaluated.get(eval_node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        facts = self._bounded(facts)
         if self._restoring and method_call(node, *self._restoring) is not None:
             return frozenset()  # the method puts (part of) the model back in train mode
         handed = self._handed_away.get(node)
@@ -3956,6 +3959,30 @@ class MissingTrainMode(Rule):
         while type(parent) in (cst.IfExp, cst.BooleanOperation) and value is not getattr(parent, "test", None):
             value, parent = parent, self.ctx.parent(parent)
         return type(parent) is cst.Expr
+
+    def _bounded(self, facts: Facts) -> Facts:
+        """At most `_PENDING_PER_MODEL` evals of one model pending, carried over from an
+        earlier iteration or not, the last in source order. A file of many functions
+        that each put `model` in eval mode and put another model (`ema.train()`) back
+        in train mode on their other path would carry one more at each call, and every
+        event would walk them all. The cap only reports less: a dropped eval may no longer
+        reach a backward from an earlier iteration, and one of the same iteration is
+        taken as met by a backward there (exempt), so it cannot be reported for a lost
+        exemption."""
+        if len(facts) <= _PENDING_PER_MODEL:
+            return facts
+        pending: dict[tuple[str, bool], list[cst.CSTNode]] = {}
+        for _, eval_node, crossed in facts:
+            model = self._model_of(eval_node)
+            if model is not None:  # an eval of a model not named may be of any one
+                pending.setdefault((model, crossed), []).append(eval_node)
+        dropped = {(_EVAL, eval_node, crossed) for (_, crossed), nodes in pending.items()
+                   if len(nodes) > _PENDING_PER_MODEL
+                   for eval_node in sorted(nodes, key=self.ctx.order_index)[:-_PENDING_PER_MODEL]}
+        if not dropped:
+            return facts
+        self._exempt.update(eval_node for _, eval_node, crossed in dropped if not crossed)
+        return facts - dropped
 
     def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
         # the last eval() of a model decides its mode: an earlier one is moot
