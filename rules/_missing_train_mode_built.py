@@ -354,8 +354,22 @@ _MODULE_HOLDERS = frozenset({
 _SIZE_KEYWORDS = frozenset({
     "num_classes", "in_features", "out_features", "in_channels", "out_channels", "input_size",
     "hidden_size", "num_layers", "embed_dim", "num_heads", "d_model", "nhead", "num_embeddings",
-    "embedding_dim",
+    "embedding_dim", "num_features", "kernel_size",
 })
+_CONVOLUTIONS = ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")
+_RECURRENT = ("RNN", "LSTM", "GRU")
+# the first parameters of layers of `torch.nn`, in order: what an argument passed by
+# position stands for (`nn.Linear(512, hidden)`: `hidden` is the `out_features`)
+_POSITIONAL_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "torch.nn.Linear": ("in_features", "out_features"),
+    **{f"torch.nn.{conv}": ("in_channels", "out_channels", "kernel_size") for conv in _CONVOLUTIONS},
+    **{f"torch.nn.BatchNorm{n}d": ("num_features",) for n in (1, 2, 3)},
+    "torch.nn.Embedding": ("num_embeddings", "embedding_dim"),
+    **{f"torch.nn.{cell}": ("input_size", "hidden_size", "num_layers") for cell in _RECURRENT},
+    "torch.nn.MultiheadAttention": ("embed_dim", "num_heads"),
+    "torch.nn.TransformerEncoderLayer": ("d_model", "nhead"),
+    "torch.nn.TransformerDecoderLayer": ("d_model", "nhead"),
+}
 _SCALARS = frozenset({"int", "float", "str", "bool"})
 
 
@@ -366,17 +380,35 @@ def _setting_parameter(ctx: FileContext, call: cst.Call, arg: cst.Arg) -> bool:
     (`resnet18(num_classes=classes)`, see `_SIZE_KEYWORDS`), or, to any but a class that
     holds modules (`nn.Sequential`, see `_MODULE_HOLDERS`), one with a number, string or
     bool for default or annotation (`nn.Linear(512, hidden)` of `hidden: int`,
-    `Net(width)` of `width=64`). Any other may be a module that other code switches
+    `Net(width)` of `width=64`), also by position to a layer of `torch.nn` (`nn.Linear(512,
+    hidden)`, see `_POSITIONAL_PARAMETERS`). Any other may be a module that other code switches
     (`IntermediateLayerGetter(backbone, ...)`, `ConvBn2d(conv, bn)`, `Wrapper(backbone)`,
-    `nn.Sequential(head)` of `head=0`)."""
+    `nn.Sequential(head)` of `head=0`, `Net(width)` of `width`)."""
     param = _own_parameter(ctx, arg.value)
     if param is None:
         return False
     qualified = ctx.qualified_name(call.func)
-    if arg.keyword is not None and arg.keyword.value in _SIZE_KEYWORDS and qualified is not None \
-            and _module_maker(qualified):
+    if qualified is not None and _module_maker(qualified) and _parameter_named(call, arg, qualified) in _SIZE_KEYWORDS:
         return True
     return qualified not in _MODULE_HOLDERS and _scalar_parameter(param)
+
+
+def _parameter_named(call: cst.Call, arg: cst.Arg, qualified: str) -> str | None:
+    """The parameter of `qualified` (what `call` calls) that `arg` is passed for: its
+    keyword, or, by position after no `*args`, one that `_POSITIONAL_PARAMETERS` knows."""
+    if arg.keyword is not None:
+        return arg.keyword.value
+    if arg.star:
+        return None
+    index = 0
+    for given in call.args:
+        if given is arg:
+            names = _POSITIONAL_PARAMETERS.get(qualified, ())
+            return names[index] if index < len(names) else None
+        if given.star or given.keyword is not None:
+            return None
+        index += 1
+    return None
 
 
 def _own_parameter(ctx: FileContext, value: cst.BaseExpression) -> cst.Param | None:

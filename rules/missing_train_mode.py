@@ -6,7 +6,7 @@ from trainlint.analysis.phases import Flags, fixed_flags, flag_parameters, ruled
 from trainlint.analysis.scopes import argument_slots
 from trainlint.analysis.receivers import Binding
 from trainlint.analysis.trained_models import construction_of_receiver, trained_models
-from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, replaced_parameter
+from trainlint.analysis.training import MODULE_CHAIN, code_bodies, method_call, module_behind, replaced_parameter
 from trainlint.rule import Rule
 from trainlint.rules._missing_train_mode_built import left_in_eval_by_the_script, left_in_eval_mode, new_module
 from trainlint.rules._missing_train_mode_calls import (
@@ -29,6 +29,8 @@ from trainlint.rules._missing_train_mode_switches import (
 from trainlint.summaries import BACKWARD, EVAL, STEP, TRAIN, Summary
 
 _EVAL = "eval"
+# pending evals of one model the walk carries, apart from their eval node (see `MissingTrainMode._bounded`)
+_PENDING_PER_MODEL = 4
 
 
 class MissingTrainMode(Rule):
@@ -70,7 +72,8 @@ class MissingTrainMode(Rule):
     models import Net`), moved or wrapped (`model = Net()`,
     `DDP(Net().cuda())`, `resnet18().eval()`), also sized by the function's
     parameters known to be settings (`nn.Linear(512, hidden)` of `hidden:
-    int`, `Net(width)` of `width=64`, `resnet18(num_classes=classes)`); not
+    int`, or of any `hidden` passed by position for a size of a layer of
+    `torch.nn`, `Net(width)` of `width=64`, `resnet18(num_classes=classes)`); not
     a parameter, a global, one read from an attribute
     (`DataParallel(self.model)`), a wrapper of a parameter that may be a
     module (`Wrapper(backbone)`, `FasterRCNN(backbone, num_classes=3)`,
@@ -1480,6 +1483,160 @@ class MissingTrainMode(Rule):
         "        model.eval()  # expect: TL405\n"
         "    for x in batches:\n"
         "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # the model moved and assigned back to its name (`model = model.to(device)`) is still
+        # its own: putting `ema` back in train mode leaves it in eval mode
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = model.to(device)\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout()).cuda()\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # nor do printing it, formatting it, asking its class or reading its `training` flag
+        # hand the model to anything that `ema.train()` may put back in train mode
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "print(model)\n"
+        "print(f\"{type(model).__name__}: {sum(p.numel() for p in model.parameters())} parameters\")\n"
+        "assert model.training and not isinstance(model, torch.nn.DataParallel)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a wrapper of the model assigned back to its name holds that model alone
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = torch.nn.DataParallel(model.to(device))\n"
+        "ema = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a deep copy of the model shares none of its layers: its `train()` leaves the model's alone
+        "import copy\n"
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = copy.deepcopy(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a parameter passed by position for a size of a layer of `torch.nn` (`nn.Linear`'s
+        # `out_features`) is a setting, not a module: the function builds the model itself
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, hidden, classes):\n"
+        "    model = nn.Sequential(nn.Linear(512, hidden), nn.ReLU(), nn.Dropout(0.5), nn.Linear(hidden, classes)).eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # so is one passed for a convolution's channels or a BatchNorm's features
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, channels, width, classes):\n"
+        "    model = nn.Sequential(\n"
+        "        nn.Conv2d(channels, width, 3), nn.BatchNorm2d(width), nn.ReLU(),\n"
+        "        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(width, classes),\n"
+        "    )\n"
+        "    model.eval()  # expect: TL405\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a head sized by such a parameter is built apart from the model: putting it back in
+        # train mode leaves the model, switched where the class sets it up, in eval mode
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "import torchvision\n"
+        "class Probe:\n"
+        "    def __init__(self, hidden, classes):\n"
+        "        self.model = torchvision.models.resnet18().eval()  # expect: TL405\n"
+        "        self.head = nn.Sequential(nn.Linear(1000, hidden), nn.ReLU(), nn.Linear(hidden, classes))\n"
+        "        self.optimizer = torch.optim.SGD([*self.model.parameters(), *self.head.parameters()], lr=0.1)\n"
+        "    def fit(self, loader):\n"
+        "        self.head.train()\n"
+        "        for x, y in loader:\n"
+        "            self.optimizer.zero_grad()\n"
+        "            F.cross_entropy(self.head(self.model(x)), y).backward()\n"
+        "            self.optimizer.step()\n",
+        # moved under its own name with an annotation, the model is still one the other holds not
+        "import torch\n"
+        "from torch import nn\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "model: nn.Module = model.to(device)\n"
+        "ema = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()  # expect: TL405\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
         "        if split == \"train\":\n"
         "            opt.zero_grad()\n"
         "            loss.backward()\n"
@@ -3353,6 +3510,163 @@ class MissingTrainMode(Rule):
         "for epoch in range(10):\n"
         "    run_epoch(\"train\", train_batches)\n"
         "    run_epoch(\"test\", test_batches)\n",
+        # a model moved in place and then wrapped under another name is put back with its wrapper
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = model.to(device)\n"
+        "ema = torch.nn.DataParallel(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model printed and also handed to an object the rule cannot read, which may hold it
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "print(model)\n"
+        "ema = ModelEMA(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a model wrapped under its own name and then held by another module is put back with it
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "model = torch.nn.DataParallel(model)\n"
+        "ema = torch.nn.Sequential(model, torch.nn.Dropout())\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a shallow copy shares the model's layers: its `train()` puts them back in train mode
+        "import copy\n"
+        "import torch\n"
+        "device = torch.device(\"cuda\")\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout())\n"
+        "ema = copy.copy(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x.to(device)).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # a parameter passed by position where a layer of `torch.nn` takes a module
+        # (`nn.TransformerEncoder`'s layer) may be a module other code switches
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "def fit(loader, layer, classes):\n"
+        "    model = nn.Sequential(nn.TransformerEncoder(layer, 2), nn.Linear(512, classes)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # and so may one passed by position to a class of the file, whatever it names it
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "class Head(nn.Module):\n"
+        "    def __init__(self, body):\n"
+        "        super().__init__()\n"
+        "        self.body = body\n"
+        "        self.fc = nn.Linear(512, 10)\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(self.body(x))\n"
+        "def fit(loader, body, classes):\n"
+        "    model = nn.Sequential(Head(body), nn.Linear(10, classes)).eval()\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.cross_entropy(model(x), y).backward()\n"
+        "        optimizer.step()\n",
+        # a `print` of the file, not the builtin, may keep what it is given: here in the other model
+        "import torch\n"
+        "from torch import nn\n"
+        "model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "ema = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "def print(*a):\n"
+        "    ema.add_module(\"m\", a[0])\n"
+        "print(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
+        # annotated, a wrapper under the other name still holds the model
+        "import torch\n"
+        "from torch import nn\n"
+        "model = nn.Sequential(nn.Linear(2, 2), nn.Dropout())\n"
+        "ema: nn.Module = nn.DataParallel(model)\n"
+        "opt = torch.optim.SGD(model.parameters(), 0.1)\n"
+        "def run_epoch(split, batches):\n"
+        "    if split == \"train\":\n"
+        "        ema.train()\n"
+        "    else:\n"
+        "        model.eval()\n"
+        "    for x in batches:\n"
+        "        loss = model(x).sum()\n"
+        "        if split == \"train\":\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "for epoch in range(10):\n"
+        "    run_epoch(\"train\", train_batches)\n"
+        "    run_epoch(\"test\", test_batches)\n",
     )
 
     def finish(self) -> None:
@@ -3372,7 +3686,10 @@ class MissingTrainMode(Rule):
         self._switched: dict[cst.CSTNode, str | None] = {}  # each fact's `.eval()`: the model it names, once
         self._periodic: dict[cst.CSTNode, bool] = {}  # each eval's `every_n_steps`, asked at every backward
         self._steps_nothing: dict[cst.FunctionDef, bool] = {}  # see `_gradients_in_eval`, per function
+        self._functions: dict[cst.CSTNode, cst.FunctionDef | None] = {}  # each eval's and backward's, for the same
         self._restored_containers: dict[cst.CSTNode, str | None] = {}  # each loop's `each_item_put_back`
+        self._made_alone: dict[Binding, list[cst.BaseExpression]] = {}  # see `_own_module`, per variable
+        self._separate: dict[tuple[cst.CSTNode, cst.CSTNode], bool] = {}  # see `_separate_models`, per `.train()` and fact
         restoring = self._restoring
         external = self._external
         away = self._handed_away
@@ -3468,6 +3785,7 @@ class MissingTrainMode(Rule):
         return switched if switched is not None else self._evaluated.get(eval_node)
 
     def _transfer(self, facts: Facts, node: cst.CSTNode) -> Facts:
+        facts = self._bounded(facts)
         if self._restoring and method_call(node, *self._restoring) is not None:
             return frozenset()  # the method puts (part of) the model back in train mode
         handed = self._handed_away.get(node)
@@ -3485,7 +3803,7 @@ class MissingTrainMode(Rule):
                     return facts  # a model of its own (`model = copy.deepcopy(model)`), not the caller's
                 return self._evaluates(facts, node, self.ctx.code(mode[0]))
             # back in train mode: the model switched, and any it may hold or be
-            return frozenset(fact for fact in facts if self._separate_models(mode[0], fact[1]))
+            return frozenset(fact for fact in facts if self._apart(mode[0], fact[1]))
         if is_backward(node):
             self._back_propagates(facts, node)
             return facts
@@ -3508,6 +3826,13 @@ class MissingTrainMode(Rule):
             return facts
         return frozenset(fact for fact in facts if container_switched(self.ctx, fact[1]) != container)
 
+    def _apart(self, trained: cst.BaseExpression, eval_node: cst.CSTNode) -> bool:
+        # asked of every fact at every `.train()`, at each visit of the flow
+        key = (trained, eval_node)
+        if key not in self._separate:
+            self._separate[key] = self._separate_models(trained, eval_node)
+        return self._separate[key]
+
     def _separate_models(self, trained: cst.BaseExpression, eval_node: cst.CSTNode) -> bool:
         """The model put back in train mode (`ema.train()`) and the one `eval_node` put in
         eval mode (`model.eval()`) are two objects neither holds: two names, each its own
@@ -3521,18 +3846,51 @@ class MissingTrainMode(Rule):
         return self._own_module(trained, evaluated[0].value) and self._own_module(evaluated[0], trained.value)
 
     def _own_module(self, name: cst.Name, other: str) -> bool:
-        """`name`'s variable is only ever assigned a new module built here (`nn.Linear(2, 2)`,
-        `Net()`, see `new_module`) handed nothing spelled `other`, and is only ever read to
-        be called or to have a method called (`model(x)`, `model.parameters()`): never handed
-        on, stored, aliased or returned, so that no other object can hold it."""
+        """`name`'s variable is assigned a new module built here (`nn.Linear(2, 2)`, `Net()`,
+        see `new_module`) handed nothing spelled `other`, or a deep copy (`copy.deepcopy(model)`,
+        which shares nothing), and otherwise only that module moved or wrapped (`model =
+        model.to(device)`, `model = DDP(model)`); it is only ever read to be called, to have
+        a method called (`model(x)`, `model.parameters()`) or by what keeps nothing (see
+        `_read_in_place`): never handed on, stored, aliased or returned, so that no other
+        object can hold it."""
         binding = self.ctx.receivers.binding(name)
-        values = self.ctx.receivers.only_assigned(binding) if binding is not None else None
-        if not values or not all(type(value) is cst.Call and new_module(self.ctx, value) and not any(
-                type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
-                for value in values):
+        if binding is None:
             return False
-        return all(self._read_in_place(node) for node in self.ctx.receivers.spelled(binding.name)
-                   if type(node) is cst.Name and self._reads_variable(node, binding))
+        # asked at every `.train()` of every fact: what does not depend on `other` is
+        # read once per variable, or a file of many such loops takes quadratic time
+        if binding not in self._made_alone:
+            self._made_alone[binding] = self._made_and_kept_alone(binding)
+        made = self._made_alone[binding]
+        return bool(made) and all(self._fresh_module(value, other) for value in made)
+
+    def _made_and_kept_alone(self, binding: Binding) -> list[cst.BaseExpression]:
+        """The values that make the module `binding` holds, the others only moving or
+        wrapping it; none where it is not only ever read in place (see `_own_module`)."""
+        values = self.ctx.receivers.only_assigned(binding)
+        if not values:
+            return []
+        made = [value for value in values if not self._moved_or_wrapped(value, binding)]
+        kept_alone = all(self._read_in_place(node, binding) for node in self.ctx.receivers.spelled(binding.name)
+                         if type(node) is cst.Name and self._reads_variable(node, binding))
+        return made if kept_alone else []
+
+    def _fresh_module(self, value: cst.BaseExpression, other: str) -> bool:
+        """`value` makes a module no other object holds, maybe moved or wrapped (see
+        `module_behind`): a new one handed nothing spelled `other` (see `new_module`), or a
+        deep copy of anything."""
+        made = module_behind(self.ctx, value)
+        if type(made) is not cst.Call:
+            return False
+        if self.ctx.call_name(made) == "copy.deepcopy":
+            return True
+        return new_module(self.ctx, made) and not any(
+            type(node) is cst.Name and node.value == other for node in self.ctx.subtree(value))
+
+    def _moved_or_wrapped(self, value: cst.BaseExpression, binding: Binding) -> bool:
+        """`value` is the module the variable `binding` holds, moved or wrapped (`model.to(device)`,
+        `DDP(model)`, see `module_behind`): a module that holds only it."""
+        behind = module_behind(self.ctx, value)
+        return behind is not value and type(behind) is cst.Name and self.ctx.receivers.binding(behind) == binding
 
     def _reads_variable(self, node: cst.Name, binding: Binding) -> bool:
         """`node` is the variable `binding`, not an attribute or keyword so spelled."""
@@ -3541,17 +3899,58 @@ class MissingTrainMode(Rule):
             return False
         return self.ctx.receivers.binding(node) == binding
 
-    def _read_in_place(self, node: cst.Name) -> bool:
-        """`node` is assigned (`model = ...`), called (`model(x)`), or has a method called
-        whose result is not the module again, unless dropped (`model.parameters()`,
-        `model.eval()` alone)."""
+    def _read_in_place(self, node: cst.Name, binding: Binding) -> bool:
+        """`node` is assigned (`model = ...`), called (`model(x)`), read by what keeps
+        nothing (see `_keeps_nothing`), or has a method called whose result is not the
+        module again, unless dropped (`model.parameters()`, `model.eval()` alone) or
+        assigned back to its variable, moved or wrapped (`model = model.to(device)`,
+        `model = DDP(model)`)."""
         parent = self.ctx.parent(node)
         if type(parent) in (cst.AssignTarget, cst.AnnAssign) or (type(parent) is cst.Call and parent.func is node):
+            return True
+        if self._keeps_nothing(node, parent) or self._assigned_back(node, binding):
             return True
         call = self.ctx.parent(parent) if type(parent) is cst.Attribute else None
         if type(call) is not cst.Call or call.func is not parent:
             return False
         return parent.attr.value not in MODULE_CHAIN or self._dropped(call)
+
+    def _keeps_nothing(self, node: cst.Name, parent: cst.CSTNode) -> bool:
+        """`node` is read by what keeps no reference to it: formatted (`f"{model}"`), its
+        `training` flag read, not set (`if model.training:`), handed by position to a
+        builtin that returns text, a number, a bool or its class (`print(model)`,
+        `isinstance(model, DDP)`, see `_KEEPS_NOTHING`), or deep-copied (`copy.deepcopy(model)`)."""
+        if type(parent) is cst.FormattedStringExpression:
+            return True
+        if type(parent) is cst.Attribute:
+            return parent.attr.value == "training" and type(self.ctx.parent(parent)) not in (
+                cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Element, cst.StarredElement)
+        positional = type(parent) is cst.Arg and parent.keyword is None and not parent.star
+        call = self.ctx.parent(parent) if positional else None
+        if type(call) is not cst.Call:
+            return False
+        if self.ctx.call_name(call) == "copy.deepcopy":
+            return True
+        func = call.func
+        return (type(func) is cst.Name and func.value in _KEEPS_NOTHING and self.ctx.qualified_name(func) is None
+                and self.ctx.receivers.binding(func) is None)
+
+    def _assigned_back(self, node: cst.Name, binding: Binding) -> bool:
+        """`node` is moved or wrapped (see `_moved_or_wrapped`) and assigned back to its own
+        variable alone (`model = model.to(device)`, `model = nn.DataParallel(model)`, `model:
+        nn.Module = model.to(device)`)."""
+        value, parent = node, self.ctx.parent(node)
+        while type(parent) in (cst.Attribute, cst.Call, cst.Arg):
+            value, parent = parent, self.ctx.parent(parent)
+        if type(parent) is cst.Assign:
+            targets = [target.target for target in parent.targets]
+        elif type(parent) is cst.AnnAssign:  # `model: nn.Module = model.to(device)`
+            targets = [parent.target]
+        else:
+            return False
+        return (parent.value is value and module_behind(self.ctx, value) is node
+                and all(type(target) is cst.Name and self.ctx.receivers.binding(target) == binding
+                        for target in targets))
 
     def _dropped(self, value: cst.BaseExpression) -> bool:
         """`value` is a statement's alone, maybe as an arm of a conditional expression or an
@@ -3560,6 +3959,30 @@ class MissingTrainMode(Rule):
         while type(parent) in (cst.IfExp, cst.BooleanOperation) and value is not getattr(parent, "test", None):
             value, parent = parent, self.ctx.parent(parent)
         return type(parent) is cst.Expr
+
+    def _bounded(self, facts: Facts) -> Facts:
+        """At most `_PENDING_PER_MODEL` evals of one model pending, carried over from an
+        earlier iteration or not, the last in source order. A file of many functions
+        that each put `model` in eval mode and put another model (`ema.train()`) back
+        in train mode on their other path would carry one more at each call, and every
+        event would walk them all. The cap only reports less: a dropped eval may no longer
+        reach a backward from an earlier iteration, and one of the same iteration is
+        taken as met by a backward there (exempt), so it cannot be reported for a lost
+        exemption."""
+        if len(facts) <= _PENDING_PER_MODEL:
+            return facts
+        pending: dict[tuple[str, bool], list[cst.CSTNode]] = {}
+        for _, eval_node, crossed in facts:
+            model = self._model_of(eval_node)
+            if model is not None:  # an eval of a model not named may be of any one
+                pending.setdefault((model, crossed), []).append(eval_node)
+        dropped = {(_EVAL, eval_node, crossed) for (_, crossed), nodes in pending.items()
+                   if len(nodes) > _PENDING_PER_MODEL
+                   for eval_node in sorted(nodes, key=self.ctx.order_index)[:-_PENDING_PER_MODEL]}
+        if not dropped:
+            return facts
+        self._exempt.update(eval_node for _, eval_node, crossed in dropped if not crossed)
+        return facts - dropped
 
     def _evaluates(self, facts: Facts, node: cst.CSTNode, model: str) -> Facts:
         # the last eval() of a model decides its mode: an earlier one is moot
@@ -3591,8 +4014,13 @@ class MissingTrainMode(Rule):
         steps nothing: it takes gradients of a model in eval mode on purpose (a Grad-CAM
         map, an adversarial example), it does not train. Any `.step()` in the function,
         or a call of the project that steps, keeps it training."""
-        function = self.ctx.enclosing_function(eval_call)
-        if function is None or self.ctx.enclosing_function(backward) is not function:
+        # asked of every fact at every backward, at each visit of the flow
+        if eval_call not in self._functions:
+            self._functions[eval_call] = self.ctx.enclosing_function(eval_call)
+        if backward not in self._functions:
+            self._functions[backward] = self.ctx.enclosing_function(backward)
+        function = self._functions[eval_call]
+        if function is None or self._functions[backward] is not function:
             return False
         if function not in self._steps_nothing:
             self._steps_nothing[function] = not any(
@@ -3665,6 +4093,11 @@ class MissingTrainMode(Rule):
             return False
         receiver = call.func.value if type(call.func) is cst.Attribute else call.func
         return any(self._model_of(fact[1]) == self.ctx.code(receiver) for fact in facts)
+
+
+# builtins that read an object and keep no reference to it: what they return is text, a
+# number, a bool or the object's class
+_KEEPS_NOTHING = frozenset({"print", "str", "repr", "len", "isinstance", "type", "id", "format", "hasattr"})
 
 
 def _is_event(node: cst.CSTNode) -> bool:
