@@ -280,6 +280,27 @@ class OptimizerBeforeShard(Rule):
         "        params = list(backbone.parameters())\n"
         "    fully_shard(backbone)\n"
         "    return optimizers\n",
+        # a capture of the backbone's parameters binds only in its own case: another case, or
+        # the code after a capturing case that returns, still has the head's
+        "import torch\n"
+        "from torch.distributed.fsdp import fully_shard\n"
+        "def setup_other_case(backbone, head):\n"
+        "    params = list(head.parameters())\n"
+        "    match list(backbone.parameters()):\n"
+        "        case [single] as params:\n"
+        "            pass\n"
+        "        case _:\n"
+        "            optimizer = torch.optim.AdamW(params)\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizer\n"
+        "def setup_after_return(backbone, head, frozen):\n"
+        "    params = list(head.parameters())\n"
+        "    match [] if frozen else list(backbone.parameters()):\n"
+        "        case [first, second] as params:\n"
+        "            return None\n"
+        "    optimizer = torch.optim.AdamW(params)\n"
+        "    fully_shard(backbone)\n"
+        "    return optimizer\n",
     )
 
     def finish(self) -> None:

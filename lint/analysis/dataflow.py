@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Sequence, TypeVar
 
 import libcst as cst
 
+from trainlint.analysis.handlers import ON, endings
 from trainlint.analysis.literals import literal_value, string_value
 from trainlint.analysis.receivers import Binding, Receivers
 from trainlint.analysis.scopes import _parameters, assignment_targets, bound_arguments, dotted_name, named_parameters
@@ -462,9 +463,31 @@ def reaching(ctx: FileContext, use: cst.BaseExpression, values: Sequence[_Node])
     loops = [a for a in ctx.ancestors(use) if type(a) in (cst.For, cst.While)
              and ctx.order_index(a) > ctx.order_index(last)  # its way back to `use` does not run `last`
              and (function is None or function in ctx.ancestors(a))]
-    return [value for value in values if start <= bound_at(ctx, value) < at or (
-        bound_at(ctx, value) >= at and any(ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop)
-                                           for loop in loops))]
+    return [value for value in values if (start <= bound_at(ctx, value) < at and not _capture_skipped(ctx, value, use))
+            or (bound_at(ctx, value) >= at and any(ctx.order_index(loop) < ctx.order_index(value) <= ctx.subtree_end(loop)
+                                                   for loop in loops))]
+
+
+def _capture_skipped(ctx: FileContext, value: cst.CSTNode, use: cst.BaseExpression) -> bool:
+    """`value` is a `match`'s subject, bound by its cases' captures of it whole (`case [p]
+    as params:`), and no run that reaches `use` bound it: `use` is in another case's body
+    or guard, after the captures, no one of which has a guard (one that failed would have
+    bound it and gone on), or before them; or `use` follows the `match` and every
+    capture's case has no guard and a body that never goes on past the `match` (`return`)."""
+    match = ctx.parent(value)
+    if type(match) is not cst.Match or value is not match.subject:
+        return False
+    name = use.value if type(use) is cst.Name else None
+    captures = [case for case in match.cases if type(case.pattern) is cst.MatchAs and case.pattern.name is not None
+                and (name is None or case.pattern.name.value == name)]
+    around = set(ctx.ancestors(use))
+    inside = next((case for case in match.cases if case in around), None)
+    if inside is not None:
+        return inside not in captures and not any(
+            case.guard is not None for case in captures if ctx.order_index(case) < ctx.order_index(inside))
+    if ctx.order_index(use) > ctx.subtree_end(match):
+        return all(case.guard is None and ON not in endings(case.body) for case in captures)
+    return False
 
 
 # -- losses ----------------------------------------------------------------------

@@ -243,3 +243,39 @@ def test_a_whole_capture_after_other_cases_is_not_sure_to_bind() -> None:
         use(x)
     """)
     assert always_before(ctx, _read(ctx, "use(x)"), _captured(ctx)) == []
+
+
+@pytest.mark.parametrize(("cases", "reached"), [
+    # another case's body runs only when the capture did not match: it never bound `x`
+    (["case [p] as x:", "    pass", "case _:", "    use(x)"], False),
+    # a capture whose guard failed has bound `x`, and the next case may run with it
+    (["case [p] as x if p:", "    pass", "case _:", "    use(x)"], True),
+])
+def test_a_whole_capture_reaches_only_the_runs_that_bound_it(cases: list[str], reached: bool) -> None:
+    lines = "".join(f"\n            {line}" for line in cases)
+    ctx = _model(f"""
+    def f(stage):
+        x = stage.head()
+        match stage.trainable():{lines}
+    """)
+    initial, captured = _bindings(ctx)[0], _captured(ctx)[0]
+    found = reaching(ctx, _read(ctx, "use(x)"), [initial, captured])
+    assert found == ([initial, captured] if reached else [initial])
+
+
+@pytest.mark.parametrize(("body", "reached"), [
+    ("return None", False),  # the capture's run never comes past the `match`
+    ("pass", True),
+])
+def test_a_whole_capture_reaches_past_the_match_only_when_its_case_may_go_on(body: str, reached: bool) -> None:
+    ctx = _model(f"""
+    def f(stage):
+        x = stage.head()
+        match stage.trainable():
+            case [p, q] as x:
+                {body}
+        use(x)
+    """)
+    initial, captured = _bindings(ctx)[0], _captured(ctx)[0]
+    found = reaching(ctx, _read(ctx, "use(x)"), [initial, captured])
+    assert found == ([initial, captured] if reached else [initial])
