@@ -105,7 +105,8 @@ class UnusedParameterDetector(Detector):
         # a perfect fit (every loss exactly zero): zero gradients say nothing of the parameters
         zero_loss = bool(record.losses) and all(loss == 0.0 for loss in record.losses)
         if not zero_loss:
-            self._note_gradients(record)
+            for param in self._note_gradients(record):  # turned all zero at this step
+                self._note_owner(sink, param)
         if self._zero_run:
             self._zero_run = zero_loss and not any(record.grad_norms)
             self._one_class = self._one_class or any(call is not None and call.one_class
@@ -113,7 +114,10 @@ class UnusedParameterDetector(Detector):
         if self.steps_seen & (self.steps_seen - 1) == 0:  # steps 1, 2, 4, 8, ...: bounded work
             self._note_owners(sink)
 
-    def _note_gradients(self, record: StepRecord) -> None:
+    def _note_gradients(self, record: StepRecord) -> list[Tensor]:
+        """Note each parameter's gradient of this step; return those whose gradients
+        turned all zero at it."""
+        turned: list[Tensor] = []
         if not record.joins_previous:
             self.steps_informative += 1
         zero_since = self._zero_since
@@ -135,6 +139,8 @@ class UnusedParameterDetector(Detector):
                     continue  # it came down to zero: converged, not stopped
                 zero_since[key] = (self.steps_seen, record.step)
                 self._to_explain[key] = self.steps_seen
+                turned.append(param)
+        return turned
 
     def _note_owners(self, sink: Sink) -> None:
         """While the model is alive, note the module and the step of the latest call of each
@@ -143,9 +149,15 @@ class UnusedParameterDetector(Detector):
         for key, param in list(self._trainable.items()):
             if key in self._nonzero and self._zero_since.get(key) is None:
                 continue
-            owner = sink.param_owner(param)
-            if owner is not None:
-                self._owners[key] = (weakref.ref(param), sink.param_module_name(param), sink.last_called_step(owner))
+            self._note_owner(sink, param)
+
+    def _note_owner(self, sink: Sink, param: Tensor) -> None:
+        """Note `param`'s module and the step of its latest call (also when its gradients
+        turn all zero, so that a layer still running then is known to, whatever step the
+        next look of `_note_owners` falls on)."""
+        owner = sink.param_owner(param)
+        if owner is not None:
+            self._owners[id(param)] = (weakref.ref(param), sink.param_module_name(param), sink.last_called_step(owner))
 
     def _all_called(self, params: list[Tensor], since: int, sink: Sink) -> bool:
         """Whether the layers holding `params` are all known and all ran their forward at
@@ -156,7 +168,7 @@ class UnusedParameterDetector(Detector):
         def last_call(param: Tensor) -> int | None:
             owner = sink.param_owner(param)
             return sink.last_called_step(owner) if owner is not None else self._noted(param)[1]
-        return bool(params) and all((last_call(param) or 0) >= since for param in params)
+        return bool(params) and all((last := last_call(param)) is not None and last >= since for param in params)
 
     def _noted(self, param: Tensor) -> tuple[str | None, int | None]:
         """What `_note_owners` found of `param`: (module name, step of the latest call), or (None, None)."""

@@ -18,6 +18,7 @@ PRELAUNCH += [run for dtype in DTYPES for run in (("jump_to_nan.py", "--dtype", 
                                                    ("gan_plateau.py", "--fault", "--dtype", dtype))]
 PRELAUNCH += [("teacher_shift.py", "--seed", "1", "--dtype", dtype) for dtype in (*DTYPES, "float16")]
 PRELAUNCH += [("aux_head_dropped.py",)]
+PRELAUNCH += [("gated_head.py", "--switch", switch) for switch in ("40", "66")]
 
 
 @pytest.mark.parametrize(("seed", "over"), [("1", "6"), ("2", "6"), ("1", "3")])
@@ -99,6 +100,20 @@ def test_a_head_the_loss_stopped_calling_is_a_branch_no_longer_reached(script_ru
     assert event["since"] == 26 and event["params"] == ["norm_head.weight", "norm_head.bias"], event
     assert "a branch the loss no longer reaches" in event["message"] and not event.get("called"), event
     assert "the forward still runs them" not in event["message"], event
+
+
+@pytest.mark.parametrize("switch", ["40", "66"])
+def test_a_layer_still_run_is_told_whatever_step_its_gradients_turn_zero_at(script_runs: ScriptRuns,
+                                                                            switch: str) -> None:
+    """A head the forward runs on, its loss gated to zero from iteration 40 or 66, in a
+    model gone by the end of the run. Its latest call was noted only at steps 1, 2, 4, 8,
+    ...: zeros from step 67 on, after the last such look (64), read as a branch the loss no
+    longer reaches. The owner is noted when the gradients turn zero too, now."""
+    run = script_runs.get("gated_head.py", "--switch", switch)
+    assert run.returncode == 0, run.stderr
+    (event,) = run.events("unused_parameter")
+    assert event["since"] == int(switch) + 1 and event["params"] == ["side_head.weight", "side_head.bias"], event
+    assert "the forward still runs them" in event["message"] and event.get("called"), event
 
 
 @pytest.mark.parametrize("dtype", [*DTYPES, "float16"])
